@@ -1,0 +1,50 @@
+/**
+ * `npm run embedded-mongo -- --port 27017 --data-dir .data/mongo`
+ * Prints `listening on mongodb://127.0.0.1:PORT` once ready; exits cleanly on SIGTERM/SIGINT.
+ */
+import { parseArgs } from 'node:util';
+import { startEmbeddedMongo } from './server.js';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '27017' },
+    'data-dir': { type: 'string' },
+    'ttl-interval': { type: 'string', default: '60' },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (values.help) {
+  process.stdout.write('usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS]\n');
+  process.exit(0);
+}
+
+const port = Number(values.port);
+const ttl = Number(values['ttl-interval']);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  process.stderr.write(`--port must be 0..65535, got ${values.port}\n`);
+  process.exit(2);
+}
+if (!Number.isFinite(ttl) || ttl <= 0) {
+  process.stderr.write(`--ttl-interval must be a positive number of seconds, got ${values['ttl-interval']}\n`);
+  process.exit(2);
+}
+
+try {
+  const store = await startEmbeddedMongo({ port, dataDir: values['data-dir'], ttlIntervalMs: ttl * 1000 });
+  process.stdout.write(`listening on ${store.uri}\n`);
+  const shutdown = () => {
+    store.stop().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+} catch (err) {
+  process.stderr.write(`embedded-mongo: ${(err as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,43 @@
+import { Aggregator, ProcessingMode } from 'mingo';
+import { isPlainObject, numericView, type Doc } from '../documents.js';
+import { MongoCommandError } from '../errors.js';
+import { optionalDoc, optionalNumber, refuseUnsupported, requireArray, type CommandHandler } from './context.js';
+
+/**
+ * `aggregate`, run by mingo. A leading `$match` uses the collection's indexes. Input documents
+ * go through the numeric view, so int64 values aggregate as numbers (and come out as numbers).
+ */
+export const aggregate: CommandHandler = (cmd, ctx) => {
+  if (typeof cmd.aggregate !== 'string') {
+    throw new MongoCommandError('InvalidNamespace', 'database-level aggregation ({aggregate: 1}) is not supported by the embedded store');
+  }
+  const name = cmd.aggregate;
+  const pipeline = requireArray(cmd, 'pipeline');
+  refuseUnsupported(cmd, ['collation', 'explain']);
+  for (const stage of pipeline) {
+    if (!isPlainObject(stage) || Object.keys(stage).length !== 1) throw new MongoCommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');
+    const op = Object.keys(stage)[0];
+    if (op === '$changeStream') throw new MongoCommandError('ChangeStreamNotSupported', 'The $changeStream stage is only supported on replica sets');
+    if (op === '$out' || op === '$merge') throw new MongoCommandError('NotImplemented', `${op} is not supported by the embedded store`);
+  }
+  const cursorOpts = optionalDoc(cmd, 'cursor');
+  if (!cursorOpts) throw new MongoCommandError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
+  const coll = ctx.catalog.get(ctx.db, name);
+  let input: Doc[] = [];
+  let stages = pipeline as Doc[];
+  if (coll) {
+    const first = stages[0];
+    if (first && isPlainObject(first.$match)) {
+      input = coll.find(first.$match);
+      stages = stages.slice(1);
+    } else {
+      input = [...coll.all()];
+    }
+  }
+  const agg = new Aggregator(stages, {
+    processingMode: ProcessingMode.CLONE_INPUT,
+    collectionResolver: (other: string) => [...(ctx.catalog.get(ctx.db, other)?.all() ?? [])].map(numericView),
+  });
+  const out = agg.run(input.map(numericView)) as Doc[];
+  return ctx.cursors.first(`${ctx.db}.${name}`, out, optionalNumber(cursorOpts, 'batchSize')) as unknown as Record<string, unknown>;
+};

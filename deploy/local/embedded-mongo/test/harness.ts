@@ -1,0 +1,37 @@
+/**
+ * Test target: the embedded store by default, or a real MongoDB when `MONGODB_URI` is set, so
+ * the same suite shows where the two differ. Each test file gets its own database.
+ */
+import { MongoClient, type Db } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
+
+export interface Target {
+  uri: string;
+  client: MongoClient;
+  db: Db;
+  /** True against the embedded store (tests of its own internals, like restarts, need it). */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export const realMongoUri = process.env.MONGODB_URI;
+
+export async function openTarget(): Promise<Target> {
+  let store: EmbeddedMongo | null = null;
+  const uri = realMongoUri ?? (store = await startEmbeddedMongo({ port: 0 })).uri;
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+  await client.connect();
+  const db = client.db(`t_${randomBytes(4).toString('hex')}`);
+  return {
+    uri,
+    client,
+    db,
+    embedded: store !== null,
+    async close() {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+      await store?.stop();
+    },
+  };
+}
