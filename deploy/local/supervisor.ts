@@ -1,0 +1,86 @@
+/**
+ * Runs the local stack's processes: prefixes their output with their name, waits until each is
+ * ready, restarts one that crashes (with backoff), and stops all of them on shutdown.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  /** Resolves when the process is ready to serve; given the lines it printed so far. */
+  ready: (lines: string[]) => Promise<boolean> | boolean;
+}
+
+const COLORS = [36, 35, 33, 32, 34, 31];
+
+export class Supervisor {
+  private readonly children = new Map<string, ChildProcess>();
+  private stopping = false;
+  private colorIndex = 0;
+
+  constructor(private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {}
+
+  /** Starts the process and resolves once `ready` says so; rejects if it exits first or takes too long. */
+  async start(spec: ProcessSpec, timeoutMs = 60_000): Promise<void> {
+    const color = COLORS[this.colorIndex++ % COLORS.length];
+    const prefix = `\x1b[${color}m${spec.name.padEnd(10)}\x1b[0m|`;
+    let restarts = 0;
+    const launch = (): Promise<void> => {
+      const lines: string[] = [];
+      const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      this.children.set(spec.name, child);
+      for (const stream of [child.stdout!, child.stderr!]) {
+        createInterface({ input: stream }).on('line', (line) => {
+          lines.push(line);
+          if (lines.length > 200) lines.shift();
+          this.out(`${prefix} ${line}`);
+        });
+      }
+      child.once('exit', (code, signal) => {
+        this.children.delete(spec.name);
+        if (this.stopping) return;
+        restarts++;
+        const delay = Math.min(30_000, 500 * 2 ** Math.min(restarts, 6));
+        this.out(`${prefix} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
+        setTimeout(() => {
+          if (!this.stopping) launch().catch((err) => this.out(`${prefix} restart failed: ${(err as Error).message}`));
+        }, delay).unref();
+      });
+      return this.waitReady(spec, child, lines, timeoutMs);
+    };
+    await launch();
+  }
+
+  private async waitReady(spec: ProcessSpec, child: ChildProcess, lines: string[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${spec.name} exited before it was ready`);
+      if (await Promise.resolve(spec.ready(lines)).catch(() => false)) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`${spec.name} was not ready after ${timeoutMs} ms`);
+  }
+
+  /** SIGTERM to every process (in reverse start order), SIGKILL to any still running after the grace period. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    const running = [...this.children.values()].reverse();
+    await Promise.all(
+      running.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+}
