@@ -1,0 +1,41 @@
+/**
+ * Typed domain errors. Domain code throws these; one interceptor per service turns them into
+ * ConnectErrors carrying an ErrorInfo detail, and the gateway turns those into HTTP statuses and
+ * the reference errorRsp body. Messages are public; `cause` stays in the logs.
+ */
+export type ErrorKind =
+  | 'invalid_argument'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'not_found'
+  | 'already_exists'
+  | 'failed_precondition'
+  | 'resource_exhausted'
+  | 'unavailable';
+
+export interface FieldProblem {
+  /** JSON path of the request field, e.g. "clientInformation.userAgent". */
+  field: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    /** Machine-readable error.type of the errorRsp body, e.g. "identifier_already_exists". */
+    readonly type: string,
+    message: string,
+    readonly validation: FieldProblem[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const invalidArgument = (type: string, message: string, validation: FieldProblem[] = []) =>
+  new DomainError('invalid_argument', type, message, validation);
+export const notFound = (type: string, message: string) => new DomainError('not_found', type, message);
+export const alreadyExists = (type: string, message: string) => new DomainError('already_exists', type, message);
+export const failedPrecondition = (type: string, message: string) => new DomainError('failed_precondition', type, message);
+export const unauthenticated = (type: string, message: string) => new DomainError('unauthenticated', type, message);
+export const permissionDenied = (type: string, message: string) => new DomainError('permission_denied', type, message);

@@ -1,0 +1,113 @@
+/**
+ * The interceptors every service runs, outermost first:
+ *   1. context: request ID and authenticated project from headers into contextValues, a child logger;
+ *   2. observe: one log line and one latency sample per RPC;
+ *   3. errors: DomainError → ConnectError with an ErrorInfo detail (cause kept for logs only);
+ *   4. validate: protovalidate rules of the request message, as invalid_argument with field paths.
+ */
+import { create, type DescMessage, type Message } from '@bufbuild/protobuf';
+import type { Path } from '@bufbuild/protobuf/reflect';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { createValidator } from '@bufbuild/protovalidate';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ErrorInfoSchema } from '../../gen/passkeyauth/common/v1/errors_pb.js';
+import { HEADERS, loggerKey, projectIdKey, requestIdKey } from './context.js';
+import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+const PROJECT_ID = /^pro-[0-9]{1,30}$/;
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function contextInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const given = req.header.get(HEADERS.requestId);
+    const requestId = given && REQUEST_ID.test(given) ? given : `req-${randomUUID()}`;
+    req.contextValues.set(requestIdKey, requestId);
+    const header = req.header.get(HEADERS.projectId);
+    const project = header && PROJECT_ID.test(header) ? header : undefined;
+    if (project) req.contextValues.set(projectIdKey, project);
+    req.contextValues.set(loggerKey, logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) }));
+    return next(req);
+  };
+}
+
+export function observeInterceptor(metrics: Metrics): Interceptor {
+  return (next) => async (req) => {
+    const started = process.hrtime.bigint();
+    const log = req.contextValues.get(loggerKey);
+    let code = 'ok';
+    try {
+      return await next(req);
+    } catch (err) {
+      const ce = ConnectError.from(err);
+      code = Code[ce.code].toLowerCase();
+      // The public message goes to the client; the cause (internal) only here.
+      const level = ce.code === Code.Internal || ce.code === Code.Unknown ? 'error' : 'info';
+      log?.[level]({ code, err: ce.cause ?? ce.rawMessage }, 'rpc failed');
+      throw err;
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.rpcDuration.observe({ method: `${req.service.typeName}/${req.method.name}`, code }, seconds);
+      log?.info({ code, ms: Math.round(seconds * 1000) }, 'rpc');
+    }
+  };
+}
+
+const CODES: Record<ErrorKind, Code> = {
+  invalid_argument: Code.InvalidArgument,
+  unauthenticated: Code.Unauthenticated,
+  permission_denied: Code.PermissionDenied,
+  not_found: Code.NotFound,
+  already_exists: Code.AlreadyExists,
+  failed_precondition: Code.FailedPrecondition,
+  resource_exhausted: Code.ResourceExhausted,
+  unavailable: Code.Unavailable,
+};
+
+export function toConnectError(err: DomainError): ConnectError {
+  const info = create(ErrorInfoSchema, { type: err.type, details: err.message, validation: err.validation });
+  return new ConnectError(err.message, CODES[err.kind], undefined, [{ desc: ErrorInfoSchema, value: info }], err.cause ?? err);
+}
+
+export function errorInterceptor(): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof DomainError) throw toConnectError(err);
+      if (err instanceof ConnectError) throw err;
+      // Anything else is a bug or an outage: say nothing specific, keep the cause for the logs.
+      throw new ConnectError('internal error', Code.Internal, undefined, undefined, err);
+    }
+  };
+}
+
+export function validationInterceptor(): Interceptor {
+  const validator = createValidator();
+  return (next) => async (req) => {
+    if (!req.stream) {
+      const result = validator.validate(req.method.input as DescMessage, req.message as Message);
+      if (result.kind === 'invalid') {
+        const validation: FieldProblem[] = result.violations.map((v) => ({ field: jsonPath(v.field), message: v.message }));
+        throw toConnectError(
+          new DomainError('invalid_argument', 'validation_error', validation.map((v) => `${v.field}: ${v.message}`).join('; '), validation),
+        );
+      }
+      if (result.kind === 'error') throw new ConnectError('request validation failed', Code.Internal, undefined, undefined, result.error);
+    }
+    return next(req);
+  };
+}
+
+/** A protovalidate field path with the interface's JSON names, e.g. "clientInformation.userAgent". */
+function jsonPath(path: Path): string {
+  let out = '';
+  for (const p of path) {
+    if (p.kind === 'field') out += (out ? '.' : '') + p.jsonName;
+    else if (p.kind === 'extension') out += (out ? '.' : '') + `[${p.typeName}]`;
+    else if (p.kind === 'list_sub') out += `[${p.index}]`;
+    else if (p.kind === 'map_sub') out += `.${String(p.key)}`;
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * createServer(): a Connect RPC server plus /healthz, /readyz and /metrics, built but not
+ * listening (main.ts listens), so tests can run it on port 0 or in memory.
+ */
+import type { ConnectRouter } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { contextInterceptor, errorInterceptor, observeInterceptor, validationInterceptor } from './interceptors.js';
+import type { Metrics } from './metrics.js';
+
+export interface RuntimeDeps {
+  logger: Logger;
+  metrics: Metrics;
+  /** True while the process should receive traffic (store reachable, not shutting down). */
+  ready: () => Promise<boolean>;
+}
+
+/** The interceptors of every service, in order. */
+export function serviceInterceptors(deps: Pick<RuntimeDeps, 'logger' | 'metrics'>) {
+  return [contextInterceptor(deps.logger), observeInterceptor(deps.metrics), errorInterceptor(), validationInterceptor()];
+}
+
+export function createRpcServer(routes: (router: ConnectRouter) => void, deps: RuntimeDeps): Server {
+  const rpc = connectNodeAdapter({ routes, interceptors: serviceInterceptors(deps) });
+  return createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url?.split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && path === '/readyz') {
+      void deps.ready().then(
+        (ok) => send(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }),
+        () => send(res, 503, { status: 'not ready' }),
+      );
+      return;
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      void deps.metrics.registry.metrics().then((body) => {
+        res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
+        res.end(body);
+      });
+      return;
+    }
+    rpc(req, res);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
