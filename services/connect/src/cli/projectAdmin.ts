@@ -1,0 +1,244 @@
+/**
+ * Operator commands on projects (create, list, rotate-secret, add-origin), run directly against
+ * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
+ * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { failedPrecondition } from '../../../runtime/errors.js';
+import { parseMasterKey } from '../../../runtime/masterKey.js';
+import { connectStore, databaseNameOf, type Store } from '../../../runtime/mongo.js';
+import { addOrigin } from '../domain/addOrigin.js';
+import { createProject, type CreateProjectInput } from '../domain/createProject.js';
+import { issueClientKey } from '../domain/issueClientKey.js';
+import { listProjects, type ProjectSummary } from '../domain/listProjects.js';
+import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../domain/projectDeps.js';
+import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../domain/projectRules.js';
+import { rotateSecret } from '../domain/rotateSecret.js';
+import { connectIndexes } from '../store/indexes.js';
+import { mongoProjectStore, type ProjectRecord } from '../store/projects.js';
+
+/** The repository root, where `.local/master.key` lives. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const DEFAULT_MONGODB_URI = 'mongodb://127.0.0.1:27017/passkeyauth';
+export const MASTER_KEY_FILE = '.local/master.key';
+
+/** A command line that cannot be run as given; the CLI prints the message and exits with 2. */
+export class UsageError extends Error {}
+
+/** Configuration needed to reach the store; a problem here is the environment's, not the arguments'. */
+export class AdminConfigError extends Error {}
+
+export interface ProjectAdminConfig {
+  mongodbUri: string;
+  masterKey: Buffer;
+  urls: ProjectUrlConfig;
+}
+
+/**
+ * Reads MONGODB_URI, MASTER_KEY (or else `.local/master.key`, 64 hex characters, as written by the
+ * local launcher), FRONTEND_API_URL and BACKEND_API_URL, with the service's defaults.
+ */
+export function projectAdminConfigFromEnv(env: NodeJS.ProcessEnv = process.env, root = REPO_ROOT): ProjectAdminConfig {
+  const urls: ProjectUrlConfig = {
+    frontendApiUrl: env.FRONTEND_API_URL || DEFAULT_PROJECT_URLS.frontendApiUrl,
+    backendApiUrl: env.BACKEND_API_URL || DEFAULT_PROJECT_URLS.backendApiUrl,
+  };
+  try {
+    frontendApiUrlFor(urls.frontendApiUrl, 'pro-1');
+    urls.backendApiUrl = checkBaseUrl('BACKEND_API_URL', urls.backendApiUrl);
+  } catch (err) {
+    throw new AdminConfigError((err as Error).message);
+  }
+  return { mongodbUri: env.MONGODB_URI || DEFAULT_MONGODB_URI, masterKey: loadMasterKey(env, root), urls };
+}
+
+function loadMasterKey(env: NodeJS.ProcessEnv, root: string): Buffer {
+  if (env.MASTER_KEY) {
+    try {
+      return parseMasterKey(env.MASTER_KEY);
+    } catch (err) {
+      throw new AdminConfigError(`MASTER_KEY is not usable: ${(err as Error).message}`);
+    }
+  }
+  const file = resolve(root, MASTER_KEY_FILE);
+  if (!existsSync(file)) {
+    throw new AdminConfigError(`no master key: set MASTER_KEY (32 bytes as 64 hex characters) or create ${file} (npm start writes one)`);
+  }
+  const hex = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new AdminConfigError(`${file} must contain exactly 64 hex characters (a 32-byte key)`);
+  return Buffer.from(hex, 'hex');
+}
+
+export interface ProjectAdmin {
+  deps: ProjectDeps;
+  close(): Promise<void>;
+}
+
+/** Connects to the store (creating the connect service's indexes, as the service does at start-up). */
+export async function openProjectAdmin(config: ProjectAdminConfig): Promise<ProjectAdmin> {
+  const store: Store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes);
+  return {
+    deps: { projects: mongoProjectStore(store.db), masterKey: config.masterKey, urls: config.urls, now: () => new Date() },
+    close: () => store.close(),
+  };
+}
+
+/** What an app needs to use a project; printed by `create` and returned by ensureProject. */
+export interface ProjectCredentials {
+  projectID: string;
+  apiSecret: string;
+  clientKey: string;
+  frontendApiUrl: string;
+  backendApiUrl: string;
+  rpID: string;
+  origins: string[];
+}
+
+function credentials(project: ProjectRecord, apiSecret: string, clientKey: string): ProjectCredentials {
+  return {
+    projectID: project._id,
+    apiSecret,
+    clientKey,
+    frontendApiUrl: project.frontendApiUrl,
+    backendApiUrl: project.backendApiUrl,
+    rpID: project.rpId,
+    origins: [...project.origins],
+  };
+}
+
+/**
+ * The project with this name, created if missing. An existing one gets any missing origins and a
+ * fresh API secret that replaces all others: its previous secret was only ever written to the
+ * credentials file this call's result overwrites, and revoking keeps repeated runs from piling up
+ * secrets. A different RP ID is refused, because passkeys already registered are bound to the old one.
+ */
+export async function ensureProject(input: CreateProjectInput, deps: ProjectDeps): Promise<ProjectCredentials> {
+  const existing = await deps.projects.findByName(normalizeName('name', input.name));
+  if (!existing) {
+    const created = await createProject(deps, input);
+    return credentials(created.project, created.apiSecret, created.clientKey);
+  }
+  const rpId = normalizeRpId(input.rpId);
+  if (existing.rpId !== rpId) {
+    throw failedPrecondition('project_rp_id_mismatch', `project "${existing.name}" (${existing._id}) has RP ID "${existing.rpId}", not "${rpId}"; create a project with another name`);
+  }
+  let project = existing;
+  for (const origin of normalizeOrigins(input.origins)) {
+    if (!project.origins.includes(origin)) project = await addOrigin(deps, project._id, origin);
+  }
+  const { apiSecret } = await rotateSecret(deps, project._id, { revokeOthers: true });
+  return credentials(project, apiSecret, await issueClientKey(deps, project._id));
+}
+
+export const USAGE = `usage: npm run --silent project -- <command> [options]
+
+commands:
+  create --name NAME --rp-id RPID --origin URL [--origin URL …] [--rp-name NAME] [--app-name NAME]
+         [--environment development|production]
+      creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
+      (the API secret is shown only here)
+  list
+      prints every project (no secrets)
+  rotate-secret --project pro-… [--revoke-others]
+      adds a fresh API secret (others stay valid unless --revoke-others); prints {projectID, apiSecret}
+  add-origin --project pro-… --origin URL
+      allows one more origin; prints {projectID, origins}
+
+environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MASTER_KEY_FILE}),
+             FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
+             BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
+
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin'] as const;
+export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
+
+export type ProjectCommandResult = ProjectCredentials | ProjectSummary[] | { projectID: string; apiSecret: string } | { projectID: string; origins: string[] };
+
+/** A parsed command line: which command and its options, checked before the store is touched. */
+export interface ParsedCommand {
+  command: ProjectCommand;
+  run(deps: ProjectDeps): Promise<ProjectCommandResult>;
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+function parse(args: string[], options: OptionSpec): OptionValues {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as OptionValues;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function required(values: OptionValues, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** Parses argv (without node and script) into a runnable command; UsageError if it is malformed. */
+export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'create': {
+      const v = parse(args, {
+        name: { type: 'string' },
+        'rp-id': { type: 'string' },
+        origin: { type: 'string', multiple: true },
+        'rp-name': { type: 'string' },
+        'app-name': { type: 'string' },
+        environment: { type: 'string' },
+      });
+      const input: CreateProjectInput = {
+        name: required(v, 'name'),
+        rpId: required(v, 'rp-id'),
+        origins: (v.origin as string[] | undefined) ?? [],
+        rpName: v['rp-name'] as string | undefined,
+        appName: v['app-name'] as string | undefined,
+        environment: v.environment as string | undefined,
+      };
+      if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
+      return {
+        command,
+        async run(deps) {
+          const created = await createProject(deps, input);
+          return credentials(created.project, created.apiSecret, created.clientKey);
+        },
+      };
+    }
+    case 'list': {
+      parse(args, {});
+      return { command, run: (deps) => listProjects(deps) };
+    }
+    case 'rotate-secret': {
+      const v = parse(args, { project: { type: 'string' }, 'revoke-others': { type: 'boolean' } });
+      const projectId = required(v, 'project');
+      return {
+        command,
+        async run(deps) {
+          const r = await rotateSecret(deps, projectId, { revokeOthers: v['revoke-others'] === true });
+          return { projectID: r.projectId, apiSecret: r.apiSecret };
+        },
+      };
+    }
+    case 'add-origin': {
+      const v = parse(args, { project: { type: 'string' }, origin: { type: 'string' } });
+      const projectId = required(v, 'project');
+      const origin = required(v, 'origin');
+      return {
+        command,
+        async run(deps) {
+          const p = await addOrigin(deps, projectId, origin);
+          return { projectID: p._id, origins: [...p.origins] };
+        },
+      };
+    }
+    case undefined:
+      throw new UsageError('a command is required');
+    default:
+      throw new UsageError(`unknown command "${command}"; expected one of ${PROJECT_COMMANDS.join(', ')}`);
+  }
+}

@@ -1,0 +1,30 @@
+import { notFound } from '../../../runtime/errors.js';
+import type { ProjectRecord } from '../store/projects.js';
+import type { ProjectDeps } from './projectDeps.js';
+import { isProjectId } from './projectRules.js';
+import type { PublicJwk } from './signingKeys.js';
+
+/** The project, or not_found `project_not_found` (also for IDs that cannot be project IDs). */
+export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectRecord> {
+  const project = isProjectId(projectId) ? await deps.projects.find(projectId) : null;
+  if (!project) throw notFound('project_not_found', `project ${projectId} does not exist`);
+  return project;
+}
+
+/** The public halves of every signing key of the project (its JWKS). */
+export function publicJwks(project: ProjectRecord): PublicJwk[] {
+  return project.signingKeys.map((k) => ({ ...k.publicJwk }));
+}
+
+/** What is public about a project: enough for the gateway to authenticate its frontend calls. */
+export interface ProjectPublicInfo {
+  projectId: string;
+  frontendApiUrl: string;
+  origins: string[];
+  keys: PublicJwk[];
+}
+
+export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectPublicInfo> {
+  const project = await getProject(deps, projectId);
+  return { projectId: project._id, frontendApiUrl: project.frontendApiUrl, origins: [...project.origins], keys: publicJwks(project) };
+}

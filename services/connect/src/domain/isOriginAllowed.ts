@@ -1,0 +1,17 @@
+import type { ProjectDeps } from './projectDeps.js';
+import { normalizeOrigin } from './projectRules.js';
+
+/**
+ * Whether any project lists the origin, for CORS preflights that do not name a project. The answer
+ * is a plain yes/no: a value that is not an origin at all is simply not allowed, not a bad request,
+ * because browsers send whatever page they are on.
+ */
+export async function isOriginAllowed(deps: Pick<ProjectDeps, 'projects'>, origin: string): Promise<boolean> {
+  let normalized: string;
+  try {
+    normalized = normalizeOrigin(origin);
+  } catch {
+    return false;
+  }
+  return deps.projects.anyAllowsOrigin(normalized);
+}

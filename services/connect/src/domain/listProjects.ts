@@ -1,0 +1,40 @@
+import type { ProjectRecord } from '../store/projects.js';
+import type { ProjectDeps } from './projectDeps.js';
+import type { Environment } from './projectRules.js';
+
+/** A project as listed to operators: settings only, no secrets, hashes or key material. */
+export interface ProjectSummary {
+  projectID: string;
+  name: string;
+  rpID: string;
+  rpName: string;
+  origins: string[];
+  appName: string;
+  environment: Environment;
+  frontendApiUrl: string;
+  backendApiUrl: string;
+  activeApiSecrets: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function summarizeProject(p: ProjectRecord): ProjectSummary {
+  return {
+    projectID: p._id,
+    name: p.name,
+    rpID: p.rpId,
+    rpName: p.rpName,
+    origins: [...p.origins],
+    appName: p.appName,
+    environment: p.environment,
+    frontendApiUrl: p.frontendApiUrl,
+    backendApiUrl: p.backendApiUrl,
+    activeApiSecrets: p.apiSecrets.length,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+export async function listProjects(deps: Pick<ProjectDeps, 'projects'>): Promise<ProjectSummary[]> {
+  return (await deps.projects.list()).map(summarizeProject);
+}

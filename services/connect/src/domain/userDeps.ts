@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { IdentifierStore } from '../store/identifiers.js';
+import type { UserStore } from '../store/users.js';
+
+/** Removes what other services hold for a user (the challenge service's challenges). */
+export interface UserCleanup {
+  deleteUserChallenges(projectId: string, userId: string): Promise<void>;
+}
+
+export interface UserDeps {
+  users: UserStore;
+  identifiers: IdentifierStore;
+  cleanup: UserCleanup;
+  logger: Logger;
+  now: () => Date;
+}

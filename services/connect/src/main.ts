@@ -1,0 +1,57 @@
+/** Connect service process: reads env → builds deps → serves → handles SIGTERM. */
+import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { EnvReader } from '../../runtime/config.js';
+import { handleShutdown, listen } from '../../runtime/lifecycle.js';
+import { createLogger } from '../../runtime/logger.js';
+import { parseMasterKey } from '../../runtime/masterKey.js';
+import { createMetrics } from '../../runtime/metrics.js';
+import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
+import { serviceClient } from '../../runtime/rpcClient.js';
+import { DEFAULT_PROJECT_URLS } from './domain/projectDeps.js';
+import { checkBaseUrl, frontendApiUrlFor } from './domain/projectRules.js';
+import { createServer } from './server.js';
+import { connectIndexes } from './store/indexes.js';
+import { mongoIdentifierStore } from './store/identifiers.js';
+import { mongoProjectStore } from './store/projects.js';
+import { mongoUserStore } from './store/users.js';
+import { rpcUserCleanup } from './userCleanup.js';
+
+const env = new EnvReader();
+const config = {
+  host: env.string('HOST', '127.0.0.1'),
+  port: env.port('PORT', 7103),
+  mongodbUri: env.string('MONGODB_URI'),
+  masterKey: env.string('MASTER_KEY'),
+  challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
+  // A template (may contain {projectID}), so it is checked below with a sample project ID.
+  frontendApiUrl: env.string('FRONTEND_API_URL', DEFAULT_PROJECT_URLS.frontendApiUrl),
+  backendApiUrl: env.string('BACKEND_API_URL', DEFAULT_PROJECT_URLS.backendApiUrl),
+  drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
+};
+const logger = createLogger('connect');
+try {
+  env.done();
+  const masterKey = parseMasterKey(config.masterKey);
+  frontendApiUrlFor(config.frontendApiUrl, 'pro-1');
+  const backendApiUrl = checkBaseUrl('BACKEND_API_URL', config.backendApiUrl);
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes);
+  let accepting = true;
+  const server = createServer({
+    logger,
+    metrics: createMetrics('connect'),
+    ready: async () => accepting && (await store.ping()),
+    projects: mongoProjectStore(store.db),
+    users: mongoUserStore(store.db),
+    identifiers: mongoIdentifierStore(store.db),
+    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl)),
+    masterKey,
+    urls: { frontendApiUrl: config.frontendApiUrl, backendApiUrl },
+    now: () => new Date(),
+  });
+  const port = await listen(server, config.port, config.host);
+  logger.info({ port }, `connect service listening on http://${config.host}:${port}`);
+  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: () => store.close() });
+} catch (err) {
+  logger.fatal({ err: (err as Error).message }, 'connect service failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,93 @@
+/** Project documents in MongoDB; the document ID is the project ID, so every query is scoped by it. */
+import type { Collection, Db } from 'mongodb';
+import type { IndexPlan } from '../../../runtime/mongo.js';
+import type { Environment } from '../domain/projectRules.js';
+import type { SigningKeyRecord } from '../domain/signingKeys.js';
+
+export interface ApiSecretRecord {
+  id: string;
+  /** SHA-256 hex of the secret; the secret itself is never stored. */
+  hash: string;
+  createdAt: Date;
+}
+
+export interface ProjectRecord {
+  /** The project ID, `pro-` and 20 digits. */
+  _id: string;
+  name: string;
+  rpId: string;
+  rpName: string;
+  origins: string[];
+  appName: string;
+  environment: Environment;
+  frontendApiUrl: string;
+  backendApiUrl: string;
+  /** Every active secret; more than one while a rotation is in progress. */
+  apiSecrets: ApiSecretRecord[];
+  signingKeys: SigningKeyRecord[];
+  /** The `jti` of the project's client key. */
+  clientKeyId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ProjectStore {
+  insert(record: ProjectRecord): Promise<void>;
+  find(projectId: string): Promise<ProjectRecord | null>;
+  /** The oldest project with this name, if any. */
+  findByName(name: string): Promise<ProjectRecord | null>;
+  /** Every project, oldest first. */
+  list(): Promise<ProjectRecord[]>;
+  /**
+   * Adds a secret (or, with replaceOthers, makes it the only one) as long as the project has fewer
+   * than `maxSecrets` secrets. Null if the project does not exist or is at the limit.
+   */
+  addApiSecret(projectId: string, secret: ApiSecretRecord, opts: { replaceOthers: boolean; maxSecrets: number; now: Date }): Promise<ProjectRecord | null>;
+  /** True if some project lists the origin (the one query that spans projects: CORS preflights name none). */
+  anyAllowsOrigin(origin: string): Promise<boolean>;
+  /** Adds an origin unless present; null if the project does not exist. */
+  addOrigin(projectId: string, origin: string, now: Date): Promise<ProjectRecord | null>;
+}
+
+export const projectIndexes: IndexPlan = {
+  projects: [
+    { key: { name: 1, createdAt: 1 }, name: 'name_created' },
+    { key: { origins: 1 }, name: 'origins' },
+  ],
+};
+
+export function mongoProjectStore(db: Db): ProjectStore {
+  const coll: Collection<ProjectRecord> = db.collection('projects');
+  return {
+    async insert(record) {
+      await coll.insertOne(record);
+    },
+    find(projectId) {
+      return coll.findOne({ _id: projectId });
+    },
+    async findByName(name) {
+      const [first] = await coll.find({ name }).sort({ createdAt: 1, _id: 1 }).limit(1).toArray();
+      return first ?? null;
+    },
+    list() {
+      return coll.find({}).sort({ createdAt: 1, _id: 1 }).toArray();
+    },
+    addApiSecret(projectId, secret, { replaceOthers, maxSecrets, now }) {
+      if (replaceOthers) {
+        return coll.findOneAndUpdate({ _id: projectId }, { $set: { apiSecrets: [secret], updatedAt: now } }, { returnDocument: 'after' });
+      }
+      // The guard and the push are one atomic update, so concurrent rotations cannot exceed the limit.
+      return coll.findOneAndUpdate(
+        { _id: projectId, [`apiSecrets.${maxSecrets - 1}`]: { $exists: false } },
+        { $push: { apiSecrets: secret }, $set: { updatedAt: now } },
+        { returnDocument: 'after' },
+      );
+    },
+    async anyAllowsOrigin(origin) {
+      return (await coll.findOne({ origins: origin }, { projection: { _id: 1 } })) !== null;
+    },
+    addOrigin(projectId, origin, now) {
+      return coll.findOneAndUpdate({ _id: projectId }, { $addToSet: { origins: origin }, $set: { updatedAt: now } }, { returnDocument: 'after' });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/** Shared set-up of the connect service's tests: an embedded store, real repositories, in-memory RPC. */
+import { createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
+import { randomBytes } from 'node:crypto';
+import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { HEADERS } from '../../runtime/context.js';
+import { createLogger } from '../../runtime/logger.js';
+import { createMetrics } from '../../runtime/metrics.js';
+import { connectStore, type Store } from '../../runtime/mongo.js';
+import { serviceInterceptors } from '../../runtime/server.js';
+import type { UserCleanup } from '../src/domain/userDeps.js';
+import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
+import { connectIndexes } from '../src/store/indexes.js';
+import { mongoIdentifierStore } from '../src/store/identifiers.js';
+import { mongoProjectStore } from '../src/store/projects.js';
+import { mongoUserStore } from '../src/store/users.js';
+
+export const logger = createLogger('connect-test', 'silent');
+export const metrics = createMetrics('connect-test');
+export const MASTER_KEY_HEX = 'a1'.repeat(32);
+
+/**
+ * The challenge service as a dependency, in memory: it records the calls it gets and can be told to
+ * fail, which is how the delete-user path is tested without a challenge process.
+ */
+export class RecordingUserCleanup implements UserCleanup {
+  calls: Array<{ projectId: string; userId: string }> = [];
+  failWith: Error | null = null;
+  async deleteUserChallenges(projectId: string, userId: string): Promise<void> {
+    this.calls.push({ projectId, userId });
+    if (this.failWith) throw this.failWith;
+  }
+}
+
+export interface TestEnv {
+  /** Null when MONGODB_URI points the tests at a real MongoDB. */
+  mongo: EmbeddedMongo | null;
+  store: Store;
+  uri: string;
+  deps: ConnectServiceDeps;
+  cleanup: RecordingUserCleanup;
+  close(): Promise<void>;
+}
+
+/** An embedded MongoDB-compatible store (or MONGODB_URI's real MongoDB) with a fresh database. */
+export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:8080', backendApiUrl: 'http://localhost:8081' }): Promise<TestEnv> {
+  const mongo = process.env.MONGODB_URI ? null : await startEmbeddedMongo({ port: 0, log: () => undefined });
+  const dbName = `connect_test_${randomBytes(4).toString('hex')}`;
+  const uri = withDatabase(process.env.MONGODB_URI ?? mongo!.uri, dbName);
+  const store = await connectStore(uri, dbName, connectIndexes);
+  const cleanup = new RecordingUserCleanup();
+  const deps: ConnectServiceDeps = {
+    projects: mongoProjectStore(store.db),
+    users: mongoUserStore(store.db),
+    identifiers: mongoIdentifierStore(store.db),
+    cleanup,
+    logger,
+    masterKey: Buffer.from(MASTER_KEY_HEX, 'hex'),
+    urls,
+    now: () => new Date(),
+  };
+  return {
+    mongo,
+    store,
+    uri,
+    deps,
+    cleanup,
+    async close() {
+      if (process.env.MONGODB_URI) await store.db.dropDatabase();
+      await store.close();
+      await mongo?.stop();
+    },
+  };
+}
+
+/** The URI with its database path replaced (query options kept), e.g. for a child process. */
+export function withDatabase(uri: string, dbName: string): string {
+  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/, `$1/${dbName}$2`);
+}
+
+/** The service's routes behind the same interceptors as in production, without a network. */
+export function inMemoryTransport(deps: ConnectServiceDeps): Transport {
+  return createRouterTransport(connectRoutes(deps), { router: { interceptors: serviceInterceptors({ logger, metrics }) } });
+}
+
+export interface Clients {
+  users: Client<typeof UserService>;
+  projects: Client<typeof ProjectService>;
+}
+
+export function clients(transport: Transport): Clients {
+  return { users: createClient(UserService, transport), projects: createClient(ProjectService, transport) };
+}
+
+/** Call options that act as the given project, as the gateway does after authenticating. */
+export function as(projectId: string) {
+  return { headers: { [HEADERS.projectId]: projectId } };
+}
