@@ -1,0 +1,104 @@
+/**
+ * Frontend API authentication (ARCHITECTURE.md, "Auth model"): ES256 JWTs signed with the
+ * project's key and verified against its JWKS — client key, process token, session token — plus
+ * the web SDK's compatibility headers X-Corbado-ProjectID (in place of a client key) and
+ * x-corbado-process-id (the process token). The project may also come from the host name
+ * `<projectID>.<frontend domain>`; every source must agree.
+ */
+import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { IncomingHttpHeaders } from 'node:http';
+import { HttpError } from '../errorResponse.js';
+import type { TokenKind } from '../routeTable.js';
+import type { ProjectDirectory, ProjectInfo } from './projectDirectory.js';
+
+export interface Principal {
+  projectId: string;
+  project: ProjectInfo;
+  kind: TokenKind;
+  /** Verified claims of the token, when a token was presented. */
+  claims?: JWTPayload;
+}
+
+const PROJECT_ID = /^pro-[0-9]{1,30}$/;
+const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="passkeyauth frontend API"' };
+
+const unauthorized = (type: string, details: string) =>
+  new HttpError(401, { type, details }, { 'www-authenticate': `${BEARER_CHALLENGE['www-authenticate']}, error="invalid_token"` });
+
+/** The project named by the host's first label (`pro-123.auth.example.com`), if any. */
+export function projectFromHost(host: string | undefined): string | undefined {
+  const label = (host ?? '').split('.')[0];
+  return PROJECT_ID.test(label) && (host ?? '').includes('.') ? label : undefined;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class BearerAuthenticator {
+  constructor(private readonly directory: ProjectDirectory) {}
+
+  async authenticate(headers: IncomingHttpHeaders, accepted: TokenKind[], requestId: string): Promise<Principal> {
+    const hostProject = projectFromHost(header(headers, 'host'));
+    const authorization = header(headers, 'authorization');
+    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '')?.[1];
+    const processHeader = header(headers, 'x-corbado-process-id');
+    const projectHeader = header(headers, 'x-corbado-projectid');
+
+    if (bearer) return this.verifyToken(bearer, accepted, hostProject, requestId);
+    if (processHeader && accepted.includes('process')) return this.verifyToken(processHeader, ['process'], hostProject, requestId);
+    if (projectHeader && accepted.includes('client')) {
+      if (!PROJECT_ID.test(projectHeader)) throw unauthorized('invalid_project', 'X-Corbado-ProjectID is not a project ID');
+      if (hostProject && hostProject !== projectHeader) throw unauthorized('project_mismatch', 'the host and X-Corbado-ProjectID name different projects');
+      const project = await this.directory.get(projectHeader, requestId);
+      if (!project) throw unauthorized('invalid_project', 'unknown project');
+      return { projectId: projectHeader, project, kind: 'client' };
+    }
+    throw new HttpError(401, { type: 'missing_credentials', details: `this endpoint needs a bearer token (${accepted.join(', ')})` }, BEARER_CHALLENGE);
+  }
+
+  private async verifyToken(token: string, accepted: TokenKind[], hostProject: string | undefined, requestId: string): Promise<Principal> {
+    let unverified: JWTPayload;
+    try {
+      unverified = decodeJwt(token);
+    } catch {
+      throw unauthorized('invalid_token', 'the token is not a JWT');
+    }
+    // The audience names the project; the signature check below proves it.
+    const projectId = Array.isArray(unverified.aud) ? unverified.aud[0] : unverified.aud;
+    if (!projectId || !PROJECT_ID.test(projectId)) throw unauthorized('invalid_token', 'the token names no project');
+    if (hostProject && hostProject !== projectId) throw unauthorized('project_mismatch', 'the token belongs to another project');
+    let project = await this.directory.get(projectId, requestId);
+    if (!project) throw unauthorized('invalid_token', 'the token belongs to no known project');
+    let claims: JWTPayload;
+    try {
+      claims = await this.verifyWith(token, project);
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey)) throw this.describe(err);
+      // A key we have not seen: the project may have rotated keys since we cached them.
+      project = await this.directory.refresh(projectId, requestId);
+      if (!project) throw unauthorized('invalid_token', 'the token belongs to no known project');
+      try {
+        claims = await this.verifyWith(token, project);
+      } catch (again) {
+        throw this.describe(again);
+      }
+    }
+    const kind = claims.kind as TokenKind;
+    if (!accepted.includes(kind)) throw unauthorized('wrong_token_kind', `this endpoint accepts ${accepted.join(' or ')} tokens, not ${String(claims.kind)} tokens`);
+    return { projectId, project, kind, claims };
+  }
+
+  private async verifyWith(token: string, project: ProjectInfo): Promise<JWTPayload> {
+    const keys = createLocalJWKSet({ keys: project.keys });
+    const { payload } = await jwtVerify(token, keys, { algorithms: ['ES256'], issuer: project.frontendApiUrl, audience: project.projectId });
+    return payload;
+  }
+
+  private describe(err: unknown): HttpError {
+    if (err instanceof joseErrors.JWTExpired) return unauthorized('token_expired', 'the token has expired');
+    if (err instanceof joseErrors.JWTClaimValidationFailed) return unauthorized('invalid_token', `the token's ${err.claim} claim is not valid here`);
+    return unauthorized('invalid_token', 'the token could not be verified');
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The one place where the interface's JSON rules live: exact camelCase names (the protos'
+ * json_name), int64 as JSON numbers, free-form objects as objects, unset optional fields omitted,
+ * unknown request fields ignored, and wrong JSON types rejected naming the field.
+ */
+import { fromJson, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { ScalarType } from '@bufbuild/protobuf';
+
+export interface TypeProblem {
+  field: string;
+  message: string;
+}
+
+/** Thrown when a request's JSON does not fit the message; carries every problem found. */
+export class JsonShapeError extends Error {
+  constructor(readonly problems: TypeProblem[]) {
+    super(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
+  }
+}
+
+const STRUCT = 'google.protobuf.Struct';
+const VALUE = 'google.protobuf.Value';
+const LIST_VALUE = 'google.protobuf.ListValue';
+/** Free-form objects nest at most this deep, so a hostile body cannot recurse the gateway to death. */
+const MAX_DEPTH = 32;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Checks JSON against a message and builds the message; throws JsonShapeError listing bad fields. */
+export function decodeMessage<T extends Message>(desc: DescMessage, json: Record<string, unknown>): T {
+  const problems: TypeProblem[] = [];
+  checkMessage(desc, json, '', problems, 0);
+  if (problems.length) throw new JsonShapeError(problems);
+  try {
+    // Only the interface's JSON names reach fromJson: it would also accept proto field names
+    // (user_id), which would bypass the checks above.
+    return fromJson(desc, onlyJsonNames(desc, json) as JsonValue, { ignoreUnknownFields: true }) as T;
+  } catch (err) {
+    throw new JsonShapeError([{ field: '', message: (err as Error).message }]);
+  }
+}
+
+function onlyJsonNames(desc: DescMessage, json: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of desc.fields) {
+    if (!Object.prototype.hasOwnProperty.call(json, field.jsonName)) continue;
+    const v = json[field.jsonName];
+    const nested = field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.') ? field.message : null;
+    const nestedList = field.fieldKind === 'list' && field.listKind === 'message' && !field.message.typeName.startsWith('google.protobuf.') ? field.message : null;
+    if (nested && isObject(v)) out[field.jsonName] = onlyJsonNames(nested, v);
+    else if (nestedList && Array.isArray(v)) out[field.jsonName] = v.map((item) => (isObject(item) ? onlyJsonNames(nestedList, item) : item));
+    else out[field.jsonName] = v;
+  }
+  return out;
+}
+
+function checkMessage(desc: DescMessage, json: Record<string, unknown>, prefix: string, problems: TypeProblem[], depth: number): void {
+  for (const field of desc.fields) {
+    if (!Object.prototype.hasOwnProperty.call(json, field.jsonName)) continue;
+    const value = json[field.jsonName];
+    // JSON null means "not set", as in the protobuf JSON mapping.
+    if (value === null) continue;
+    checkField(field, value, prefix ? `${prefix}.${field.jsonName}` : field.jsonName, problems, depth);
+  }
+}
+
+function checkField(field: DescField, value: unknown, path: string, problems: TypeProblem[], depth: number): void {
+  switch (field.fieldKind) {
+    case 'scalar':
+      return checkScalar(field.scalar, value, path, problems);
+    case 'enum':
+      if (typeof value !== 'string') problems.push({ field: path, message: 'must be a string' });
+      return;
+    case 'message':
+      return checkMessageValue(field.message, value, path, problems, depth + 1);
+    case 'list': {
+      if (!Array.isArray(value)) return void problems.push({ field: path, message: 'must be an array' });
+      value.forEach((item, i) => {
+        const p = `${path}[${i}]`;
+        if (field.listKind === 'scalar') checkScalar(field.scalar, item, p, problems);
+        else if (field.listKind === 'message') checkMessageValue(field.message, item, p, problems, depth + 1);
+        else if (typeof item !== 'string') problems.push({ field: p, message: 'must be a string' });
+      });
+      return;
+    }
+    case 'map': {
+      if (!isObject(value)) return void problems.push({ field: path, message: 'must be an object' });
+      for (const [k, item] of Object.entries(value)) {
+        const p = `${path}.${k}`;
+        if (field.mapKind === 'scalar') checkScalar(field.scalar, item, p, problems);
+        else if (field.mapKind === 'message') checkMessageValue(field.message, item, p, problems, depth + 1);
+      }
+      return;
+    }
+  }
+}
+
+function checkMessageValue(desc: DescMessage, value: unknown, path: string, problems: TypeProblem[], depth: number): void {
+  if (depth > MAX_DEPTH) return void problems.push({ field: path, message: `nests deeper than ${MAX_DEPTH} levels` });
+  if (desc.typeName === STRUCT) {
+    if (!isObject(value)) problems.push({ field: path, message: 'must be an object' });
+    else if (jsonDepth(value) > MAX_DEPTH) problems.push({ field: path, message: `nests deeper than ${MAX_DEPTH} levels` });
+    return;
+  }
+  if (desc.typeName === LIST_VALUE) {
+    if (!Array.isArray(value)) problems.push({ field: path, message: 'must be an array' });
+    return;
+  }
+  if (desc.typeName === VALUE) return;
+  if (!isObject(value)) return void problems.push({ field: path, message: 'must be an object' });
+  checkMessage(desc, value, path, problems, depth);
+}
+
+function jsonDepth(v: unknown): number {
+  if (Array.isArray(v)) return 1 + Math.max(0, ...v.map(jsonDepth));
+  if (isObject(v)) return 1 + Math.max(0, ...Object.values(v).map(jsonDepth));
+  return 0;
+}
+
+const INT32_TYPES = new Set([ScalarType.INT32, ScalarType.SINT32, ScalarType.SFIXED32]);
+const UINT32_TYPES = new Set([ScalarType.UINT32, ScalarType.FIXED32]);
+const INT64_TYPES = new Set([ScalarType.INT64, ScalarType.SINT64, ScalarType.SFIXED64, ScalarType.UINT64, ScalarType.FIXED64]);
+
+function checkScalar(type: ScalarType, value: unknown, path: string, problems: TypeProblem[]): void {
+  const fail = (message: string) => problems.push({ field: path, message });
+  if (type === ScalarType.STRING || type === ScalarType.BYTES) {
+    if (typeof value !== 'string') fail('must be a string');
+  } else if (type === ScalarType.BOOL) {
+    if (typeof value !== 'boolean') fail('must be a boolean');
+  } else if (INT32_TYPES.has(type)) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) fail('must be an integer (32-bit)');
+  } else if (UINT32_TYPES.has(type)) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 2 ** 32) fail('must be a non-negative integer (32-bit)');
+  } else if (INT64_TYPES.has(type)) {
+    // int64 travels as a JSON number in this interface; beyond 2^53 a JSON number is not exact.
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail('must be an integer');
+  } else if (typeof value !== 'number' || !Number.isFinite(value)) {
+    fail('must be a number');
+  }
+}
+
+/** Turns a response message into the interface's JSON (int64 as numbers, implicit fields always present). */
+export function encodeMessage(desc: DescMessage, message: Message): Record<string, unknown> {
+  const json = toJson(desc, message, { alwaysEmitImplicit: true }) as Record<string, unknown>;
+  int64AsNumbers(desc, json);
+  return json;
+}
+
+function int64AsNumbers(desc: DescMessage, json: Record<string, unknown>): void {
+  for (const field of desc.fields) {
+    const v = json[field.jsonName];
+    if (v === undefined || v === null) continue;
+    if (field.fieldKind === 'scalar' && INT64_TYPES.has(field.scalar)) json[field.jsonName] = Number(v);
+    else if (field.fieldKind === 'list' && field.listKind === 'scalar' && INT64_TYPES.has(field.scalar)) json[field.jsonName] = (v as string[]).map(Number);
+    else if (field.fieldKind === 'list' && field.listKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
+      for (const item of v as Record<string, unknown>[]) int64AsNumbers(field.message, item);
+    } else if (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
+      int64AsNumbers(field.message, v as Record<string, unknown>);
+    }
+  }
+}
+
+/**
+ * Query parameters (GET/DELETE) as JSON: each name maps to the field with that JSON name
+ * ("filter[]" to the repeated "filter"), values converted to the field's type.
+ */
+export function queryToJson(desc: DescMessage, query: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const problems: TypeProblem[] = [];
+  for (const field of desc.fields) {
+    const repeated = field.fieldKind === 'list';
+    const values = repeated ? [...query.getAll(field.jsonName), ...query.getAll(`${field.jsonName}[]`)] : query.getAll(field.jsonName);
+    if (values.length === 0) continue;
+    const scalar = field.fieldKind === 'scalar' ? field.scalar : field.fieldKind === 'list' && field.listKind === 'scalar' ? field.scalar : null;
+    if (scalar === null) continue;
+    const converted = values.map((raw) => convertQueryValue(scalar, raw));
+    if (converted.some((c) => c === undefined)) {
+      problems.push({ field: field.jsonName, message: `has an invalid value for its type` });
+      continue;
+    }
+    out[field.jsonName] = repeated ? converted : converted[converted.length - 1];
+  }
+  if (problems.length) throw new JsonShapeError(problems);
+  return out;
+}
+
+function convertQueryValue(type: ScalarType, raw: string): unknown {
+  if (type === ScalarType.STRING) return raw;
+  if (type === ScalarType.BOOL) return raw === 'true' ? true : raw === 'false' ? false : undefined;
+  if (type === ScalarType.BYTES) return raw;
+  if (!/^-?[0-9]+(\.[0-9]+)?$/.test(raw)) return undefined;
+  return Number(raw);
+}
