@@ -6,6 +6,6 @@ import { existsSync, statSync } from 'node:fs';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale) {
-  console.error('installing dependencies (npm ci)…');
+  process.stderr.write('installing dependencies (npm ci)…\n');
   execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
 }

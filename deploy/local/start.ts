@@ -1,9 +1,20 @@
 /**
  * `npm start`: the whole local stack on one machine. Starts the embedded MongoDB-compatible
- * store (unless MONGODB_URI points at a real MongoDB), then prints where everything is.
- * Ctrl-C / SIGTERM stops everything; a crashed process is reported and restarted.
+ * store (unless MONGODB_URI points at a real MongoDB), the three services and the gateway, waits
+ * until all are ready, creates or reuses the demo project and writes its credentials to
+ * .local/demo-project.json. Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { authenticateBackend } from '../../services/connect/src/domain/authenticateBackend.js';
+import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
+import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
+import { DEFAULT_PORTS, stackProcesses } from './processes.js';
 import { Supervisor } from './supervisor.js';
+
+const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'] };
+const DEMO_FILE = join(LOCAL_DIR, 'demo-project.json');
 
 const supervisor = new Supervisor();
 let shuttingDown = false;
@@ -17,23 +28,38 @@ const shutdown = async (signal: string) => {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+const ports = DEFAULT_PORTS;
 const mongoPort = Number(process.env.EMBEDDED_MONGO_PORT ?? 27017);
-let mongoUri = process.env.MONGODB_URI;
+const masterKey = process.env.MASTER_KEY ?? localMasterKey();
+const frontendApiUrl = process.env.FRONTEND_API_URL ?? `http://localhost:${ports.frontend}`;
+const backendApiUrl = process.env.BACKEND_API_URL ?? `http://localhost:${ports.backend}`;
+
 try {
-  if (!mongoUri) {
+  let mongodbUri = process.env.MONGODB_URI;
+  if (!mongodbUri) {
     await supervisor.start({
       name: 'mongo',
       command: process.execPath,
       args: ['--import', 'tsx', 'deploy/local/embedded-mongo/src/cli.ts', '--port', String(mongoPort), '--data-dir', '.data/mongo'],
       ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
     });
-    mongoUri = `mongodb://127.0.0.1:${mongoPort}`;
+    mongodbUri = `mongodb://127.0.0.1:${mongoPort}/passkeyauth`;
   }
+  for (const spec of stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl })) await supervisor.start(spec);
+  const demo = await demoProject(mongodbUri);
+  writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(
     [
       '',
       'Local stack is up:',
-      `  MongoDB  ${mongoUri}${process.env.MONGODB_URI ? ' (from MONGODB_URI)' : ' (embedded store, data in .data/mongo)'}`,
+      `  Frontend API   ${frontendApiUrl}   (bearer tokens, CORS for the project's origins)`,
+      `  Backend API    ${backendApiUrl}   (HTTP Basic: project ID + API secret)`,
+      `  Services       ceremony :${ports.ceremony}  challenge :${ports.challenge}  connect :${ports.connect}  (Connect RPC, /healthz /readyz /metrics)`,
+      `  MongoDB        ${mongodbUri}${process.env.MONGODB_URI ? '' : '   (embedded store, data in .data/mongo)'}`,
+      `  Demo project   ${demo.projectID} (RP ID ${demo.rpID}, origin ${demo.origins.join(', ')}); credentials in ${DEMO_FILE}`,
+      '',
+      `Try: curl -u ${demo.projectID}:$(node -p "require('./${DEMO_FILE}').apiSecret") -H 'content-type: application/json' \\`,
+      `       -d '{"fullName":"Ada","status":"active"}' ${backendApiUrl}/v2/users`,
       '',
       'Press Ctrl-C to stop.',
       '',
@@ -43,4 +69,26 @@ try {
   process.stderr.write(`npm start failed: ${(err as Error).message}\n`);
   await supervisor.stop();
   process.exit(1);
+}
+
+/** The credentials written last time if they still work, else the demo project with a fresh secret. */
+async function demoProject(mongodbUri: string): Promise<ProjectCredentials> {
+  const admin = await openProjectAdmin({
+    mongodbUri,
+    masterKey: parseMasterKey(masterKey),
+    urls: { frontendApiUrl, backendApiUrl },
+  });
+  try {
+    if (existsSync(DEMO_FILE)) {
+      const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as ProjectCredentials;
+      const stillValid = await authenticateBackend(admin.deps, saved.projectID, saved.apiSecret).then(
+        () => true,
+        () => false,
+      );
+      if (stillValid && saved.frontendApiUrl === frontendApiUrl) return saved;
+    }
+    return await ensureProject(DEMO, admin.deps);
+  } finally {
+    await admin.close();
+  }
 }

@@ -18,6 +18,9 @@ const COLORS = [36, 35, 33, 32, 34, 31];
 
 export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
+  private readonly specs = new Map<string, { spec: ProcessSpec; timeoutMs: number }>();
+  /** Processes stopped on purpose (stopOne), which are not restarted. */
+  private readonly held = new Set<string>();
   private stopping = false;
   private colorIndex = 0;
 
@@ -25,6 +28,8 @@ export class Supervisor {
 
   /** Starts the process and resolves once `ready` says so; rejects if it exits first or takes too long. */
   async start(spec: ProcessSpec, timeoutMs = 60_000): Promise<void> {
+    this.specs.set(spec.name, { spec, timeoutMs });
+    this.held.delete(spec.name);
     const color = COLORS[this.colorIndex++ % COLORS.length];
     const prefix = `\x1b[${color}m${spec.name.padEnd(10)}\x1b[0m|`;
     let restarts = 0;
@@ -41,12 +46,12 @@ export class Supervisor {
       }
       child.once('exit', (code, signal) => {
         this.children.delete(spec.name);
-        if (this.stopping) return;
+        if (this.stopping || this.held.has(spec.name)) return;
         restarts++;
         const delay = Math.min(30_000, 500 * 2 ** Math.min(restarts, 6));
         this.out(`${prefix} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
         setTimeout(() => {
-          if (!this.stopping) launch().catch((err) => this.out(`${prefix} restart failed: ${(err as Error).message}`));
+          if (!this.stopping && !this.held.has(spec.name)) launch().catch((err) => this.out(`${prefix} restart failed: ${(err as Error).message}`));
         }, delay).unref();
       });
       return this.waitReady(spec, child, lines, timeoutMs);
@@ -64,23 +69,36 @@ export class Supervisor {
     throw new Error(`${spec.name} was not ready after ${timeoutMs} ms`);
   }
 
+  /** Stops one process and keeps it stopped (to test how the others cope). */
+  async stopOne(name: string): Promise<void> {
+    this.held.add(name);
+    const child = this.children.get(name);
+    if (child) await terminate(child, 10_000);
+  }
+
+  /** Starts a process stopped with stopOne again and waits until it is ready. */
+  async restartOne(name: string): Promise<void> {
+    const entry = this.specs.get(name);
+    if (!entry) throw new Error(`unknown process ${name}`);
+    await this.start(entry.spec, entry.timeoutMs);
+  }
+
   /** SIGTERM to every process (in reverse start order), SIGKILL to any still running after the grace period. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     const running = [...this.children.values()].reverse();
-    await Promise.all(
-      running.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-            child.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(running.map((child) => terminate(child, graceMs)));
   }
+}
+
+function terminate(child: ChildProcess, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }

@@ -1,0 +1,116 @@
+/**
+ * Starts the real processes (three services and the gateway) on free ports against the embedded
+ * store (or MONGODB_URI), for end-to-end tests through the gateway over HTTP.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { MongoClient, type Db } from 'mongodb';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
+import { Supervisor } from '../../deploy/local/supervisor.js';
+
+const run = promisify(execFile);
+
+export interface ProjectJson {
+  projectID: string;
+  apiSecret: string;
+  clientKey: string;
+  frontendApiUrl: string;
+  backendApiUrl: string;
+  rpID: string;
+  origins: string[];
+}
+
+export interface Stack {
+  frontendUrl: string;
+  backendUrl: string;
+  ports: StackPorts;
+  env: Record<string, string>;
+  db: Db;
+  logs: string[];
+  supervisor: Supervisor;
+  createProject(name: string, origins?: string[]): Promise<ProjectJson>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startStack(): Promise<Stack> {
+  let embedded: EmbeddedMongo | null = null;
+  const dbName = `e2e_${randomBytes(4).toString('hex')}`;
+  const baseUri = process.env.MONGODB_URI ?? (embedded = await startEmbeddedMongo({ port: 0 })).uri;
+  const mongodbUri = withDatabase(baseUri, dbName);
+  const ports: StackPorts = {
+    ceremony: await freePort(),
+    challenge: await freePort(),
+    connect: await freePort(),
+    frontend: await freePort(),
+    backend: await freePort(),
+  };
+  const frontendUrl = `http://127.0.0.1:${ports.frontend}`;
+  const backendUrl = `http://127.0.0.1:${ports.backend}`;
+  const masterKey = randomBytes(32).toString('hex');
+  const logs: string[] = [];
+  const supervisor = new Supervisor((line) => logs.push(line));
+  const specs = stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl: frontendUrl, backendApiUrl: backendUrl, logLevel: 'warn' });
+  try {
+    for (const spec of specs) await supervisor.start(spec, 60_000);
+  } catch (err) {
+    await supervisor.stop();
+    await embedded?.stop();
+    throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
+  }
+  const client = new MongoClient(mongodbUri);
+  await client.connect();
+  const env = { MONGODB_URI: mongodbUri, MASTER_KEY: masterKey, FRONTEND_API_URL: frontendUrl, BACKEND_API_URL: backendUrl };
+  return {
+    frontendUrl,
+    backendUrl,
+    ports,
+    env,
+    db: client.db(dbName),
+    logs,
+    supervisor,
+    async createProject(name, origins = ['http://localhost:3000']) {
+      const args = ['--import', 'tsx', 'services/connect/src/cli/project.ts', 'create', '--name', name, '--rp-id', 'localhost', ...origins.flatMap((o) => ['--origin', o])];
+      const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env } });
+      return JSON.parse(stdout) as ProjectJson;
+    },
+    async stop() {
+      await supervisor.stop();
+      await client.db(dbName).dropDatabase().catch(() => undefined);
+      await client.close();
+      await embedded?.stop();
+    },
+  };
+}
+
+function withDatabase(uri: string, db: string): string {
+  const u = new URL(uri);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Authorization header value for the backend API. */
+export function basic(project: { projectID: string; apiSecret: string }): string {
+  return `Basic ${Buffer.from(`${project.projectID}:${project.apiSecret}`).toString('base64')}`;
+}
+
+export const backendClientInformation = {
+  remoteAddress: '::ffff:127.0.0.1',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+  userVerifyingPlatformAuthenticatorAvailable: true,
+  conditionalMediationAvailable: true,
+};
