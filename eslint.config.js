@@ -6,6 +6,8 @@ export default tseslint.config(
   { ignores: ['gen/**', 'node_modules/**', 'dist/**', 'build/**', '.data/**', '.local/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Plain .mjs scripts run on Node before TypeScript tooling exists.
+  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly' } } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -162,7 +162,7 @@ interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   json: any;
 }
 
