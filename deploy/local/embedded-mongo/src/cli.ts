@@ -5,22 +5,32 @@
 import { parseArgs } from 'node:util';
 import { startEmbeddedMongo } from './server.js';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '27017' },
-    'data-dir': { type: 'string' },
-    'ttl-interval': { type: 'string', default: '60' },
-    help: { type: 'boolean', default: false },
-  },
-});
+const USAGE = 'usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS] [--compact-after-bytes N]\n';
+const options = {
+  port: { type: 'string', default: '27017' },
+  'data-dir': { type: 'string' },
+  'ttl-interval': { type: 'string', default: '60' },
+  // Tuning knob (tests use it to force frequent snapshots); default 64 MiB.
+  'compact-after-bytes': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+try {
+  ({ values } = parseArgs({ options }));
+} catch (err) {
+  process.stderr.write(`embedded-mongo: ${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
 
 if (values.help) {
-  process.stdout.write('usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS]\n');
+  process.stdout.write(USAGE);
   process.exit(0);
 }
 
 const port = Number(values.port);
 const ttl = Number(values['ttl-interval']);
+const compactAfterBytes = values['compact-after-bytes'] === undefined ? undefined : Number(values['compact-after-bytes']);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.stderr.write(`--port must be 0..65535, got ${values.port}\n`);
   process.exit(2);
@@ -29,9 +39,13 @@ if (!Number.isFinite(ttl) || ttl <= 0) {
   process.stderr.write(`--ttl-interval must be a positive number of seconds, got ${values['ttl-interval']}\n`);
   process.exit(2);
 }
+if (compactAfterBytes !== undefined && (!Number.isInteger(compactAfterBytes) || compactAfterBytes <= 0)) {
+  process.stderr.write(`--compact-after-bytes must be a positive integer, got ${values['compact-after-bytes']}\n`);
+  process.exit(2);
+}
 
 try {
-  const store = await startEmbeddedMongo({ port, dataDir: values['data-dir'], ttlIntervalMs: ttl * 1000 });
+  const store = await startEmbeddedMongo({ port, dataDir: values['data-dir'], ttlIntervalMs: ttl * 1000, compactAfterBytes });
   process.stdout.write(`listening on ${store.uri}\n`);
   const shutdown = () => {
     store.stop().then(

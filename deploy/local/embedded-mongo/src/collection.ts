@@ -1,7 +1,7 @@
 /** One collection: its documents keyed by `_id`, its indexes, and the writes that keep them in step. */
 import { Query } from 'mingo';
 import { BSONRegExp } from 'bson';
-import { canonicalKey, compareValues } from './bsonOrder.js';
+import { Bracket, BracketBound, canonicalKey, compareValues } from './bsonOrder.js';
 import { hasWideNumbers, numericView, type Doc } from './documents.js';
 import { MongoCommandError } from './errors.js';
 import { Index, sameIndex, type IndexSpec } from './indexes.js';
@@ -123,7 +123,7 @@ export class Collection {
     }
     for (const other of this.indexes.values()) {
       if (JSON.stringify(other.spec.key) === JSON.stringify(spec.key)) {
-        if (sameIndex(other.spec, spec)) return false;
+        if (sameIndex(other.spec, spec)) throw new MongoCommandError('IndexOptionsConflict', `Index already exists with a different name: ${other.spec.name}`);
         throw new MongoCommandError('IndexOptionsConflict', `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(other.spec)}`);
       }
     }
@@ -221,6 +221,8 @@ export function sortDocs(docs: Doc[], sort: Doc | undefined): Doc[] {
   });
 }
 
+const EMPTY_ARRAY_SORT_KEY = new BracketBound(Bracket.Null, -1);
+
 function sortKey(doc: Doc, path: string, dir: number): unknown {
   let v: unknown = doc;
   for (const p of path.split('.')) {
@@ -229,7 +231,8 @@ function sortKey(doc: Doc, path: string, dir: number): unknown {
     else return null;
   }
   if (Array.isArray(v)) {
-    if (v.length === 0) return undefined;
+    // An empty array sorts before null and missing fields, in both directions.
+    if (v.length === 0) return EMPTY_ARRAY_SORT_KEY;
     return v.reduce((m, x) => (compareValues(x, m) * dir < 0 ? x : m));
   }
   return v === undefined ? null : v;

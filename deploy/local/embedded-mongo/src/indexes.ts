@@ -53,6 +53,8 @@ export class Index {
   readonly fields: string[];
   private readonly tree: BTree<Entry, true> = new BTree<Entry, true>(undefined, compareEntries);
   private readonly partial: Query | null;
+  /** Whether some document has more than one key here: range bounds then cannot be intersected. */
+  multikey = false;
 
   constructor(spec: IndexSpec) {
     this.spec = spec;
@@ -77,6 +79,8 @@ export class Index {
   }
 
   add(id: string, keys: unknown[][]): void {
+    // A document with several keys (an array on an indexed path) makes the index multikey for good.
+    if (keys.length > 1) this.multikey = true;
     for (const vals of keys) this.tree.set({ vals, id, side: 0 }, true);
   }
 

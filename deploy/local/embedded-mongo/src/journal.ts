@@ -18,7 +18,7 @@ import { deserialize, serialize } from 'bson';
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, existsSync, mkdirSync, readFileSync, writeFileSync, ftruncateSync, statSync, write, fdatasync, close } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Doc } from './documents.js';
 
 const writeAsync = promisify(write);
@@ -275,14 +275,27 @@ function syncDir(dir: string): void {
 export function lockDataDir(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'mongod.lock');
-  if (existsSync(path)) {
-    const pid = Number(readFileSync(path, 'utf8').trim());
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new Error(`data directory ${dir} is in use by process ${pid}`);
+  // The pid check cannot see a second server in this same process; this set does.
+  const key = resolve(dir);
+  if (locallyHeld.has(key)) throw new Error(`data directory ${dir} is in use by process ${process.pid}`);
+  // Exclusive create, so two servers starting at the same moment cannot both take the lock.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
+        throw new Error(`data directory ${dir} is locked (${path})`, { cause: err });
+      }
+      const pid = Number(readFileSync(path, 'utf8').trim());
+      if (pid && pid !== process.pid && isAlive(pid)) throw new Error(`data directory ${dir} is in use by process ${pid}`);
+      // A lock left behind by a process that is gone (kill -9): take it over.
+      unlinkSync(path);
     }
   }
-  writeFileSync(path, String(process.pid));
+  locallyHeld.add(key);
   return () => {
+    locallyHeld.delete(key);
     try {
       if (statSync(path).isFile() && readFileSync(path, 'utf8').trim() === String(process.pid)) unlinkSync(path);
     } catch {
@@ -290,6 +303,9 @@ export function lockDataDir(dir: string): () => void {
     }
   };
 }
+
+/** Data directories locked by servers of this process. */
+const locallyHeld = new Set<string>();
 
 function isAlive(pid: number): boolean {
   try {

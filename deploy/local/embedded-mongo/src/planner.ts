@@ -71,6 +71,9 @@ function planFor(index: Index, cond: unknown): Plan | null {
     else upper = { value, inclusive: op === '$lte' };
   }
   if (!lower && !upper) return null;
+  // On an array, `{$gt: 10, $lt: 20}` may be satisfied by two different elements, so a multikey
+  // index can only be scanned by one of the bounds.
+  if (lower && upper && index.multikey) upper = null;
   const bracket = bracketOf((lower ?? upper)!.value);
   // MongoDB compares only within one type bracket, so bounds of two brackets match nothing.
   if (lower && upper && bracketOf(upper.value) !== bracket) return { cost: 0, run: () => undefined };

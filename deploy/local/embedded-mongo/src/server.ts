@@ -70,10 +70,18 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
   }, opts.ttlIntervalMs ?? 60_000);
   sweep.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 27017, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 27017, '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    // E.g. the port is taken: release the data directory so the caller can retry.
+    clearInterval(sweep);
+    await journal?.close();
+    unlock?.();
+    throw err;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
 

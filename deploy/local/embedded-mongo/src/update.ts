@@ -75,15 +75,31 @@ function checkConflicts(update: Doc): void {
 export function applyOperatorUpdate(doc: Doc, update: Doc, opts: { isInsert: boolean; now?: Date }): Doc {
   const out = cloneDoc(doc);
   const now = opts.now ?? new Date();
+  const steps: { op: string; path: string; value: unknown }[] = [];
   for (const [op, arg] of Object.entries(update)) {
-    for (const [path, value] of Object.entries(arg as Doc)) {
-      applyOne(out, op, path, value, opts.isInsert, now);
-    }
+    for (const [path, value] of Object.entries(arg as Doc)) steps.push({ op, path, value });
   }
+  // Like MongoDB 5.0+, fields are processed in lexicographic order of their names (numeric names in
+  // numeric order) whatever the operator, so new fields are appended in that order.
+  const target = (s: (typeof steps)[number]) => (s.op === '$rename' && typeof s.value === 'string' ? s.value : s.path);
+  steps.sort((x, y) => comparePaths(target(x), target(y)));
+  for (const { op, path, value } of steps) applyOne(out, op, path, value, opts.isInsert, now);
   if (!opts.isInsert && '_id' in doc && (!('_id' in out) || canonicalKey(out._id) !== canonicalKey(doc._id))) {
     throw new MongoCommandError('ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
   return out;
+}
+
+function comparePaths(a: string, b: string): number {
+  const pa = a.split('.');
+  const pb = b.split('.');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const [x, y] = [pa[i], pb[i]];
+    if (x === y) continue;
+    if (/^\d+$/.test(x) && /^\d+$/.test(y) && Number(x) !== Number(y)) return Number(x) < Number(y) ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
 }
 
 /** Replaces a document, keeping its `_id` (which the replacement may repeat but not change). */

@@ -1,4 +1,5 @@
 import { Aggregator, ProcessingMode } from 'mingo';
+import { sortDocs } from '../collection.js';
 import { isPlainObject, numericView, type Doc } from '../documents.js';
 import { MongoCommandError } from '../errors.js';
 import { optionalDoc, optionalNumber, refuseUnsupported, requireArray, type CommandHandler } from './context.js';
@@ -34,10 +35,28 @@ export const aggregate: CommandHandler = (cmd, ctx) => {
       input = [...coll.all()];
     }
   }
-  const agg = new Aggregator(stages, {
+  // mingo's $count emits {name: 0} for no input; MongoDB's ($group + $project) emits nothing.
+  stages = stages.flatMap((s) =>
+    typeof s.$count === 'string' ? [{ $group: { _id: null, [s.$count]: { $sum: 1 } } }, { $project: { _id: 0 } }] : [s],
+  );
+  const options = {
     processingMode: ProcessingMode.CLONE_INPUT,
     collectionResolver: (other: string) => [...(ctx.catalog.get(ctx.db, other)?.all() ?? [])].map(numericView),
-  });
-  const out = agg.run(input.map(numericView)) as Doc[];
+  };
+  // mingo's $sort orders BSON types its own way (ObjectId after Date; descending arrays not by
+  // their largest element), so top-level $sort stages use the store's MongoDB order instead.
+  let out = input.map(numericView);
+  let segment: Doc[] = [];
+  const flush = () => {
+    if (segment.length) out = new Aggregator(segment, options).run(out) as Doc[];
+    segment = [];
+  };
+  for (const stage of stages) {
+    if (isPlainObject(stage.$sort)) {
+      flush();
+      out = sortDocs(out, stage.$sort);
+    } else segment.push(stage);
+  }
+  flush();
   return ctx.cursors.first(`${ctx.db}.${name}`, out, optionalNumber(cursorOpts, 'batchSize')) as unknown as Record<string, unknown>;
 };
