@@ -288,7 +288,7 @@ export function lockDataDir(dir: string): () => void {
         throw new Error(`data directory ${dir} is locked (${path})`, { cause: err });
       }
       const pid = Number(readFileSync(path, 'utf8').trim());
-      if (pid && pid !== process.pid && isAlive(pid)) throw new Error(`data directory ${dir} is in use by process ${pid}`);
+      if (pid && pid !== process.pid && isAlive(pid)) throw new Error(`data directory ${dir} is in use by process ${pid}`, { cause: err });
       // A lock left behind by a process that is gone (kill -9): take it over.
       unlinkSync(path);
     }
