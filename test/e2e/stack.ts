@@ -10,18 +10,12 @@ import { MongoClient, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
 import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
+import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 
 const run = promisify(execFile);
 
-export interface ProjectJson {
-  projectID: string;
-  apiSecret: string;
-  clientKey: string;
-  frontendApiUrl: string;
-  backendApiUrl: string;
-  rpID: string;
-  origins: string[];
-}
+/** What `project create` prints. */
+export type ProjectJson = ProjectCredentials;
 
 export interface Stack {
   frontendUrl: string;

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoServerError, type Document } from 'mongodb';
-import { openTarget, type Target } from './harness.js';
+import { openTarget, failure, type Target } from './harness.js';
 
 let target: Target;
 beforeAll(async () => {
@@ -18,15 +18,6 @@ afterAll(async () => {
 let seq = 0;
 function name(base: string): string {
   return `${base}_${++seq}`;
-}
-
-async function failure(p: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error('expected the operation to fail');
 }
 
 /**

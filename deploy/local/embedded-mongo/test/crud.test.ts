@@ -4,8 +4,8 @@
  * a MongoDB 7 standalone answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Double, Long, MongoBulkWriteError, MongoServerError, ObjectId, type Document } from 'mongodb';
-import { openTarget, type Target } from './harness.js';
+import { Double, Long, MongoBulkWriteError, ObjectId, type Document } from 'mongodb';
+import { openTarget, collections, failure, type Target } from './harness.js';
 
 let target: Target;
 beforeAll(async () => {
@@ -15,23 +15,7 @@ afterAll(async () => {
   await target?.close();
 });
 
-/** Documents of any shape, `_id` of any type (the driver's typings otherwise assume ObjectId ids). */
-type Loose = any;
-
-let seq = 0;
-/** A fresh collection for one test. */
-function coll<T extends Document = Loose>(name: string) {
-  return target.db.collection<T>(`${name}_${++seq}`);
-}
-
-async function failure(p: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error('expected the operation to fail');
-}
+const coll = collections(() => target);
 
 describe('insert', () => {
   it('insertOne without _id stores the generated ObjectId as the first field', async () => {
@@ -76,7 +60,7 @@ describe('insert', () => {
   });
 
   it('ordered insertMany stops at the first duplicate _id', async () => {
-    const c = coll<{ _id: number }>('ins_ordered');
+    const c = coll('ins_ordered');
     const err = await failure(c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 1 }, { _id: 3 }]));
     expect(err).toBeInstanceOf(MongoBulkWriteError);
     const bulk = err as unknown as MongoBulkWriteError;
@@ -91,7 +75,7 @@ describe('insert', () => {
   });
 
   it('unordered insertMany inserts the rest and reports each duplicate by index', async () => {
-    const c = coll<{ _id: number }>('ins_unordered');
+    const c = coll('ins_unordered');
     const err = await failure(c.insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }, { _id: 2 }, { _id: 3 }], { ordered: false }));
     expect(err).toBeInstanceOf(MongoBulkWriteError);
     const bulk = err as unknown as MongoBulkWriteError;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Long, MongoClient, MongoServerError, type CommandSucceededEvent, type Db, type Document } from 'mongodb';
-import { openTarget, type Target } from './harness.js';
+import { openTarget, failure, type Loose, type Target } from './harness.js';
 
 let target: Target;
 /** A second client on the same server, with command monitoring on. */
@@ -24,9 +24,6 @@ afterAll(async () => {
   await target?.close();
 });
 
-/** Documents of any shape, `_id` of any type (the driver's typings otherwise assume ObjectId ids). */
-type Loose = any;
-
 let seq = 0;
 async function seeded(name: string, n: number) {
   const c = db.collection<Loose>(`${name}_${++seq}`);
@@ -39,15 +36,6 @@ async function seeded(name: string, n: number) {
 /** Replies of the monitored commands of that name, in order. */
 function succeeded(name: string): { reply: Document }[] {
   return events.filter((e) => e.commandName === name).map((e) => ({ reply: e.reply as Document }));
-}
-
-async function failure(p: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error('expected the operation to fail');
 }
 
 describe('batches', () => {

@@ -2,7 +2,7 @@
  * Test target: the embedded store by default, or a real MongoDB when `MONGODB_URI` is set, so
  * the same suite shows where the two differ. Each test file gets its own database.
  */
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Collection, type Db, type MongoServerError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
@@ -34,4 +34,24 @@ export async function openTarget(): Promise<Target> {
       await store?.stop();
     },
   };
+}
+
+/** Documents of any shape, `_id` of any type (the driver's typings otherwise assume ObjectId ids). */
+ 
+export type Loose = any;
+
+/** A factory of fresh, uniquely named collections for one test file's target. */
+export function collections(target: () => Target): (name: string) => Collection<Loose> {
+  let seq = 0;
+  return (name) => target().db.collection<Loose>(`${name}_${++seq}`);
+}
+
+/** The error a driver call fails with; fails the test if the call succeeds. */
+export async function failure(p: Promise<unknown>): Promise<MongoServerError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as MongoServerError;
+  }
+  throw new Error('expected the operation to fail');
 }

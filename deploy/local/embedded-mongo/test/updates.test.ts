@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoServerError, ObjectId, Timestamp, type Document } from 'mongodb';
-import { openTarget, type Target } from './harness.js';
+import { openTarget, collections, failure, type Target } from './harness.js';
 
 let target: Target;
 beforeAll(async () => {
@@ -14,22 +14,7 @@ afterAll(async () => {
   await target?.close();
 });
 
-/** Documents of any shape, `_id` of any type (the driver's typings otherwise assume ObjectId ids). */
-type Loose = any;
-
-let seq = 0;
-function coll(name: string) {
-  return target.db.collection<Loose>(`${name}_${++seq}`);
-}
-
-async function failure(p: Promise<unknown>): Promise<MongoServerError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as MongoServerError;
-  }
-  throw new Error('expected the operation to fail');
-}
+const coll = collections(() => target);
 
 /** Inserts one document with `_id: 1`, applies `update` to it, and returns the stored result. */
 async function applied(name: string, doc: Document, update: Document): Promise<Document | null> {

@@ -5,7 +5,7 @@ export type Environment = 'development' | 'production';
 export const ENVIRONMENTS: readonly Environment[] = ['development', 'production'];
 
 /** The literal a frontend API URL template may contain, replaced by the project ID. */
-export const PROJECT_ID_PLACEHOLDER = '{projectID}';
+export const PROJECT_ID_SLOT = '{projectID}';
 
 const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 
@@ -75,7 +75,7 @@ export function normalizeEnvironment(value: string | undefined): Environment {
  * slashes dropped, because it is also the tokens' `iss` and must match exactly what verifiers expect.
  */
 export function frontendApiUrlFor(template: string, projectId: string): string {
-  return checkBaseUrl('FRONTEND_API_URL', template.split(PROJECT_ID_PLACEHOLDER).join(projectId));
+  return checkBaseUrl('FRONTEND_API_URL', template.split(PROJECT_ID_SLOT).join(projectId));
 }
 
 /** An absolute http(s) base URL without query or fragment, with no trailing slash. */
