@@ -69,7 +69,8 @@ export class FakeProjectService {
     return project;
   }
 
-  impl(): ServiceImpl<typeof ProjectService> {
+  /** The RPCs the gateway calls (it never asks the connect service to sign). */
+  impl(): Partial<ServiceImpl<typeof ProjectService>> {
     return {
       authenticateBackend: (req, ctx) => {
         this.record('authenticateBackend', ctx.requestHeader, req);

@@ -1,4 +1,5 @@
 /** Connect service process: reads env → builds deps → serves → handles SIGTERM. */
+import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
@@ -23,6 +24,7 @@ const config = {
   mongodbUri: env.string('MONGODB_URI'),
   masterKey: env.string('MASTER_KEY'),
   challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
+  ceremonyUrl: env.url('CEREMONY_URL', 'http://127.0.0.1:7101'),
   // A template (may contain {projectID}), so it is checked below with a sample project ID.
   frontendApiUrl: env.string('FRONTEND_API_URL', DEFAULT_PROJECT_URLS.frontendApiUrl),
   backendApiUrl: env.string('BACKEND_API_URL', DEFAULT_PROJECT_URLS.backendApiUrl),
@@ -43,7 +45,7 @@ try {
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
     identifiers: mongoIdentifierStore(store.db),
-    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl)),
+    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl), serviceClient(CeremonyService, config.ceremonyUrl)),
     masterKey,
     urls: { frontendApiUrl: config.frontendApiUrl, backendApiUrl },
     now: () => new Date(),

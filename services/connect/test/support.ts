@@ -21,13 +21,13 @@ export const metrics = createMetrics('connect-test');
 export const MASTER_KEY_HEX = 'a1'.repeat(32);
 
 /**
- * The challenge service as a dependency, in memory: it records the calls it gets and can be told to
- * fail, which is how the delete-user path is tested without a challenge process.
+ * The challenge and ceremony services as a dependency, in memory: it records the calls it gets and
+ * can be told to fail, which is how the delete-user path is tested without those processes.
  */
 export class RecordingUserCleanup implements UserCleanup {
   calls: Array<{ projectId: string; userId: string }> = [];
   failWith: Error | null = null;
-  async deleteUserChallenges(projectId: string, userId: string): Promise<void> {
+  async deleteUserData(projectId: string, userId: string): Promise<void> {
     this.calls.push({ projectId, userId });
     if (this.failWith) throw this.failWith;
   }

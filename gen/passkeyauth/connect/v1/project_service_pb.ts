@@ -5,6 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { PasskeyData } from "../../common/v1/passkey_pb.js";
+import { file_passkeyauth_common_v1_passkey } from "../../common/v1/passkey_pb.js";
 import { file_passkeyauth_gateway_v1_http } from "../../gateway/v1/http_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/project_service.proto.
  */
 export const file_passkeyauth_connect_v1_project_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Byb2plY3Rfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSJ1ChpBdXRoZW50aWNhdGVCYWNrZW5kUmVxdWVzdBI3Cgpwcm9qZWN0X2lkGAEgASgJQhi6SBVyEzIRXnByby1bMC05XXsxLDMwfSRSCXByb2plY3RJRBIeCgphcGlfc2VjcmV0GAIgASgJQgq6SAdyBRABGIACIjwKG0F1dGhlbnRpY2F0ZUJhY2tlbmRSZXNwb25zZRIdCgpwcm9qZWN0X2lkGAEgASgJUglwcm9qZWN0SUQiVgobR2V0UHJvamVjdFB1YmxpY0luZm9SZXF1ZXN0EjcKCnByb2plY3RfaWQYASABKAlCGLpIFXITMhFecHJvLVswLTldezEsMzB9JFIJcHJvamVjdElEIpMBChxHZXRQcm9qZWN0UHVibGljSW5mb1Jlc3BvbnNlEh0KCnByb2plY3RfaWQYASABKAlSCXByb2plY3RJRBIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJEg8KB29yaWdpbnMYAyADKAkSKQoEa2V5cxgEIAMoCzIbLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSndrIjQKFklzT3JpZ2luQWxsb3dlZFJlcXVlc3QSGgoGb3JpZ2luGAEgASgJQgq6SAdyBRABGIAQIioKF0lzT3JpZ2luQWxsb3dlZFJlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgiXAoDSndrEgsKA2t0eRgBIAEoCRILCgNjcnYYAiABKAkSCQoBeBgDIAEoCRIJCgF5GAQgASgJEgsKA2tpZBgFIAEoCRILCgNhbGcYBiABKAkSCwoDdXNlGAcgASgJIhAKDkdldEp3a3NSZXF1ZXN0IjwKD0dldEp3a3NSZXNwb25zZRIpCgRrZXlzGAEgAygLMhsucGFzc2tleWF1dGguY29ubmVjdC52MS5Kd2siGQoXR2V0U2Vzc2lvbkNvbmZpZ1JlcXVlc3QiVAoYR2V0U2Vzc2lvbkNvbmZpZ1Jlc3BvbnNlEh4KFnVzZV9zZXNzaW9uX21hbmFnZW1lbnQYASABKAgSGAoQZnJvbnRlbmRfYXBpX3VybBgCIAEoCTLKBQoOUHJvamVjdFNlcnZpY2USfgoTQXV0aGVudGljYXRlQmFja2VuZBIyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aGVudGljYXRlQmFja2VuZFJlcXVlc3QaMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkF1dGhlbnRpY2F0ZUJhY2tlbmRSZXNwb25zZRKBAQoUR2V0UHJvamVjdFB1YmxpY0luZm8SMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFByb2plY3RQdWJsaWNJbmZvUmVxdWVzdBo0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0UHJvamVjdFB1YmxpY0luZm9SZXNwb25zZRJyCg9Jc09yaWdpbkFsbG93ZWQSLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklzT3JpZ2luQWxsb3dlZFJlcXVlc3QaLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklzT3JpZ2luQWxsb3dlZFJlc3BvbnNlEpgBCgdHZXRKd2tzEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRKd2tzUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0Sndrc1Jlc3BvbnNlIjyiuxg4CgNHRVQSES8ud2VsbC1rbm93bi9qd2tzGgZwdWJsaWM6Fi8ud2VsbC1rbm93bi9qd2tzLmpzb24SpAEKEEdldFNlc3Npb25Db25maWcSLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFNlc3Npb25Db25maWdSZXF1ZXN0GjAucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRTZXNzaW9uQ29uZmlnUmVzcG9uc2UiLaK7GCkKA0dFVBISL3YyL3Nlc3Npb24tY29uZmlnGgZiZWFyZXIiBmNsaWVudGIGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Byb2plY3Rfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSJ1ChpBdXRoZW50aWNhdGVCYWNrZW5kUmVxdWVzdBI3Cgpwcm9qZWN0X2lkGAEgASgJQhi6SBVyEzIRXnByby1bMC05XXsxLDMwfSRSCXByb2plY3RJRBIeCgphcGlfc2VjcmV0GAIgASgJQgq6SAdyBRABGIACIjwKG0F1dGhlbnRpY2F0ZUJhY2tlbmRSZXNwb25zZRIdCgpwcm9qZWN0X2lkGAEgASgJUglwcm9qZWN0SUQiVgobR2V0UHJvamVjdFB1YmxpY0luZm9SZXF1ZXN0EjcKCnByb2plY3RfaWQYASABKAlCGLpIFXITMhFecHJvLVswLTldezEsMzB9JFIJcHJvamVjdElEIuYBChxHZXRQcm9qZWN0UHVibGljSW5mb1Jlc3BvbnNlEh0KCnByb2plY3RfaWQYASABKAlSCXByb2plY3RJRBIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJEg8KB29yaWdpbnMYAyADKAkSKQoEa2V5cxgEIAMoCzIbLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSndrEhMKBXJwX2lkGAUgASgJUgRycElEEg8KB3JwX25hbWUYBiABKAkSGQoRdXNlcl92ZXJpZmljYXRpb24YByABKAkSEAoIYXBwX25hbWUYCCABKAkiggEKFlNpZ25QYXNza2V5RGF0YVJlcXVlc3QSQAoMcGFzc2tleV9kYXRhGAEgASgLMiIucGFzc2tleWF1dGguY29tbW9uLnYxLlBhc3NrZXlEYXRhQga6SAPIAQESJgoSZXhwaXJlc19pbl9zZWNvbmRzGAIgASgFQgq6SAcaBRisAigBIjYKF1NpZ25QYXNza2V5RGF0YVJlc3BvbnNlEhsKE3NpZ25lZF9wYXNza2V5X2RhdGEYASABKAkiNAoWSXNPcmlnaW5BbGxvd2VkUmVxdWVzdBIaCgZvcmlnaW4YASABKAlCCrpIB3IFEAEYgBAiKgoXSXNPcmlnaW5BbGxvd2VkUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCCJcCgNKd2sSCwoDa3R5GAEgASgJEgsKA2NydhgCIAEoCRIJCgF4GAMgASgJEgkKAXkYBCABKAkSCwoDa2lkGAUgASgJEgsKA2FsZxgGIAEoCRILCgN1c2UYByABKAkiEAoOR2V0Sndrc1JlcXVlc3QiPAoPR2V0Sndrc1Jlc3BvbnNlEikKBGtleXMYASADKAsyGy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkp3ayIZChdHZXRTZXNzaW9uQ29uZmlnUmVxdWVzdCJUChhHZXRTZXNzaW9uQ29uZmlnUmVzcG9uc2USHgoWdXNlX3Nlc3Npb25fbWFuYWdlbWVudBgBIAEoCBIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJMr4GCg5Qcm9qZWN0U2VydmljZRJ+ChNBdXRoZW50aWNhdGVCYWNrZW5kEjIucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoZW50aWNhdGVCYWNrZW5kUmVxdWVzdBozLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aGVudGljYXRlQmFja2VuZFJlc3BvbnNlEoEBChRHZXRQcm9qZWN0UHVibGljSW5mbxIzLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0UHJvamVjdFB1YmxpY0luZm9SZXF1ZXN0GjQucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRQcm9qZWN0UHVibGljSW5mb1Jlc3BvbnNlEnIKD0lzT3JpZ2luQWxsb3dlZBIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSXNPcmlnaW5BbGxvd2VkUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSXNPcmlnaW5BbGxvd2VkUmVzcG9uc2UScgoPU2lnblBhc3NrZXlEYXRhEi4ucGFzc2tleWF1dGguY29ubmVjdC52MS5TaWduUGFzc2tleURhdGFSZXF1ZXN0Gi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5TaWduUGFzc2tleURhdGFSZXNwb25zZRKYAQoHR2V0SndrcxImLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0Sndrc1JlcXVlc3QaJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldEp3a3NSZXNwb25zZSI8orsYOAoDR0VUEhEvLndlbGwta25vd24vandrcxoGcHVibGljOhYvLndlbGwta25vd24vandrcy5qc29uEqQBChBHZXRTZXNzaW9uQ29uZmlnEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRTZXNzaW9uQ29uZmlnUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0U2Vzc2lvbkNvbmZpZ1Jlc3BvbnNlIi2iuxgpCgNHRVQSEi92Mi9zZXNzaW9uLWNvbmZpZxoGYmVhcmVyIgZjbGllbnRiBnByb3RvMw", [file_buf_validate_validate, file_passkeyauth_common_v1_passkey, file_passkeyauth_gateway_v1_http]);
 
 /**
  * AuthenticateBackendRequest carries HTTP Basic credentials.
@@ -117,6 +119,34 @@ export type GetProjectPublicInfoResponse = Message<"passkeyauth.connect.v1.GetPr
    * @generated from field: repeated passkeyauth.connect.v1.Jwk keys = 4;
    */
   keys: Jwk[];
+
+  /**
+   * The WebAuthn relying party ID (a registrable domain, e.g. "example.com" or "localhost").
+   *
+   * @generated from field: string rp_id = 5 [json_name = "rpID"];
+   */
+  rpId: string;
+
+  /**
+   * The relying party name shown by authenticators.
+   *
+   * @generated from field: string rp_name = 6;
+   */
+  rpName: string;
+
+  /**
+   * User verification the project requires in ceremonies: "required", "preferred" or "discouraged".
+   *
+   * @generated from field: string user_verification = 7;
+   */
+  userVerification: string;
+
+  /**
+   * The application's name, used in messages to users.
+   *
+   * @generated from field: string app_name = 8;
+   */
+  appName: string;
 };
 
 /**
@@ -125,6 +155,55 @@ export type GetProjectPublicInfoResponse = Message<"passkeyauth.connect.v1.GetPr
  */
 export const GetProjectPublicInfoResponseSchema: GenMessage<GetProjectPublicInfoResponse> = /*@__PURE__*/
   messageDesc(file_passkeyauth_connect_v1_project_service, 3);
+
+/**
+ * SignPasskeyDataRequest carries the passkeyData to sign for the project in the call's context.
+ *
+ * @generated from message passkeyauth.connect.v1.SignPasskeyDataRequest
+ */
+export type SignPasskeyDataRequest = Message<"passkeyauth.connect.v1.SignPasskeyDataRequest"> & {
+  /**
+   * The claims to sign.
+   *
+   * @generated from field: passkeyauth.common.v1.PasskeyData passkey_data = 1;
+   */
+  passkeyData?: PasskeyData | undefined;
+
+  /**
+   * Lifetime of the token in seconds (at most five minutes).
+   *
+   * @generated from field: int32 expires_in_seconds = 2;
+   */
+  expiresInSeconds: number;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.SignPasskeyDataRequest.
+ * Use `create(SignPasskeyDataRequestSchema)` to create a new message.
+ */
+export const SignPasskeyDataRequestSchema: GenMessage<SignPasskeyDataRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_project_service, 4);
+
+/**
+ * SignPasskeyDataResponse carries the signed token.
+ *
+ * @generated from message passkeyauth.connect.v1.SignPasskeyDataResponse
+ */
+export type SignPasskeyDataResponse = Message<"passkeyauth.connect.v1.SignPasskeyDataResponse"> & {
+  /**
+   * The ES256 JWT (see README for its claims).
+   *
+   * @generated from field: string signed_passkey_data = 1;
+   */
+  signedPasskeyData: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.SignPasskeyDataResponse.
+ * Use `create(SignPasskeyDataResponseSchema)` to create a new message.
+ */
+export const SignPasskeyDataResponseSchema: GenMessage<SignPasskeyDataResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_project_service, 5);
 
 /**
  * IsOriginAllowedRequest carries a browser origin.
@@ -145,7 +224,7 @@ export type IsOriginAllowedRequest = Message<"passkeyauth.connect.v1.IsOriginAll
  * Use `create(IsOriginAllowedRequestSchema)` to create a new message.
  */
 export const IsOriginAllowedRequestSchema: GenMessage<IsOriginAllowedRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 4);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 6);
 
 /**
  * IsOriginAllowedResponse says whether some project allows the origin.
@@ -166,7 +245,7 @@ export type IsOriginAllowedResponse = Message<"passkeyauth.connect.v1.IsOriginAl
  * Use `create(IsOriginAllowedResponseSchema)` to create a new message.
  */
 export const IsOriginAllowedResponseSchema: GenMessage<IsOriginAllowedResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 5);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 7);
 
 /**
  * Jwk is a public JSON Web Key (EC P-256 for ES256).
@@ -229,7 +308,7 @@ export type Jwk = Message<"passkeyauth.connect.v1.Jwk"> & {
  * Use `create(JwkSchema)` to create a new message.
  */
 export const JwkSchema: GenMessage<Jwk> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 6);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 8);
 
 /**
  * GetJwksRequest has no fields: the project comes from the request's host or X-Corbado-ProjectID.
@@ -244,7 +323,7 @@ export type GetJwksRequest = Message<"passkeyauth.connect.v1.GetJwksRequest"> & 
  * Use `create(GetJwksRequestSchema)` to create a new message.
  */
 export const GetJwksRequestSchema: GenMessage<GetJwksRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 7);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 9);
 
 /**
  * GetJwksResponse is a JSON Web Key Set.
@@ -265,7 +344,7 @@ export type GetJwksResponse = Message<"passkeyauth.connect.v1.GetJwksResponse"> 
  * Use `create(GetJwksResponseSchema)` to create a new message.
  */
 export const GetJwksResponseSchema: GenMessage<GetJwksResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 8);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 10);
 
 /**
  * GetSessionConfigRequest has no fields: the project comes from the caller's credentials.
@@ -280,7 +359,7 @@ export type GetSessionConfigRequest = Message<"passkeyauth.connect.v1.GetSession
  * Use `create(GetSessionConfigRequestSchema)` to create a new message.
  */
 export const GetSessionConfigRequestSchema: GenMessage<GetSessionConfigRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 11);
 
 /**
  * GetSessionConfigResponse is the reference sessionConfigRsp.
@@ -308,7 +387,7 @@ export type GetSessionConfigResponse = Message<"passkeyauth.connect.v1.GetSessio
  * Use `create(GetSessionConfigResponseSchema)` to create a new message.
  */
 export const GetSessionConfigResponseSchema: GenMessage<GetSessionConfigResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_project_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_project_service, 12);
 
 /**
  * ProjectService answers what the gateway needs to know about projects (tenants): it checks
@@ -346,6 +425,16 @@ export const ProjectService: GenService<{
     methodKind: "unary";
     input: typeof IsOriginAllowedRequestSchema;
     output: typeof IsOriginAllowedResponseSchema;
+  },
+  /**
+   * Internal: signs passkeyData as a short-lived ES256 JWT with the project's key (signedPasskeyData).
+   *
+   * @generated from rpc passkeyauth.connect.v1.ProjectService.SignPasskeyData
+   */
+  signPasskeyData: {
+    methodKind: "unary";
+    input: typeof SignPasskeyDataRequestSchema;
+    output: typeof SignPasskeyDataResponseSchema;
   },
   /**
    * The project's JSON Web Key Set: the public keys that verify its tokens.

@@ -137,7 +137,7 @@ export const USAGE = `usage: npm run --silent project -- <command> [options]
 
 commands:
   create --name NAME --rp-id RPID --origin URL [--origin URL …] [--rp-name NAME] [--app-name NAME]
-         [--environment development|production]
+         [--environment development|production] [--user-verification required|preferred|discouraged]
       creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
       (the API secret is shown only here)
   list
@@ -191,6 +191,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         'rp-name': { type: 'string' },
         'app-name': { type: 'string' },
         environment: { type: 'string' },
+        'user-verification': { type: 'string' },
       });
       const input: CreateProjectInput = {
         name: required(v, 'name'),
@@ -199,6 +200,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         rpName: v['rp-name'] as string | undefined,
         appName: v['app-name'] as string | undefined,
         environment: v.environment as string | undefined,
+        userVerification: v['user-verification'] as string | undefined,
       };
       if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
       return {

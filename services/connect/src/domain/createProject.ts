@@ -4,7 +4,7 @@ import type { ProjectRecord } from '../store/projects.js';
 import { hashApiSecret, newApiSecret } from './apiSecrets.js';
 import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, type Environment } from './projectRules.js';
+import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, type Environment } from './projectRules.js';
 import { generateSigningKey } from './signingKeys.js';
 
 export interface CreateProjectInput {
@@ -16,6 +16,8 @@ export interface CreateProjectInput {
   /** Shown in emails and UIs; defaults to the name. */
   appName?: string;
   environment?: Environment | string;
+  /** WebAuthn user verification policy; defaults to "required". */
+  userVerification?: string;
 }
 
 /** The created project with the secrets that are shown once: the API secret and the client key. */
@@ -36,6 +38,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const rpName = input.rpName === undefined ? name : normalizeName('rpName', input.rpName);
   const appName = input.appName === undefined ? name : normalizeName('appName', input.appName);
   const environment = normalizeEnvironment(input.environment);
+  const userVerification = normalizeUserVerification(input.userVerification);
   const projectId = newId('pro');
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
@@ -51,6 +54,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     environment,
     frontendApiUrl,
     backendApiUrl,
+    userVerification,
     apiSecrets: [{ id: randomBytes(8).toString('hex'), hash: hashApiSecret(apiSecret), createdAt: now }],
     signingKeys: [await generateSigningKey(deps.masterKey, projectId, now)],
     clientKeyId: randomBytes(16).toString('base64url'),

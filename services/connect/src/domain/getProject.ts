@@ -1,5 +1,5 @@
 import { notFound } from '../../../runtime/errors.js';
-import type { ProjectRecord } from '../store/projects.js';
+import type { ProjectRecord, UserVerification } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { isProjectId } from './projectRules.js';
 import type { PublicJwk } from './signingKeys.js';
@@ -22,9 +22,22 @@ export interface ProjectPublicInfo {
   frontendApiUrl: string;
   origins: string[];
   keys: PublicJwk[];
+  rpId: string;
+  rpName: string;
+  userVerification: UserVerification;
+  appName: string;
 }
 
 export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectPublicInfo> {
   const project = await getProject(deps, projectId);
-  return { projectId: project._id, frontendApiUrl: project.frontendApiUrl, origins: [...project.origins], keys: publicJwks(project) };
+  return {
+    projectId: project._id,
+    frontendApiUrl: project.frontendApiUrl,
+    origins: [...project.origins],
+    keys: publicJwks(project),
+    rpId: project.rpId,
+    rpName: project.rpName,
+    userVerification: project.userVerification ?? 'required',
+    appName: project.appName,
+  };
 }

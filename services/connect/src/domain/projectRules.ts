@@ -1,5 +1,6 @@
 /** Validation and normalization of project settings; every problem is an invalid_argument DomainError. */
 import { invalidArgument } from '../../../runtime/errors.js';
+import type { UserVerification } from '../store/projects.js';
 
 export type Environment = 'development' | 'production';
 export const ENVIRONMENTS: readonly Environment[] = ['development', 'production'];
@@ -91,4 +92,15 @@ export function checkBaseUrl(name: string, value: string): string {
     throw invalid(name, `must be an http(s) URL without query or fragment, got "${value}"`);
   }
   return trimmed;
+}
+
+const USER_VERIFICATION = ['required', 'preferred', 'discouraged'] as const;
+
+/** The project's WebAuthn user-verification policy; "required" unless the operator chose otherwise. */
+export function normalizeUserVerification(value: string | undefined): UserVerification {
+  if (value === undefined) return 'required';
+  if ((USER_VERIFICATION as readonly string[]).includes(value)) return value as UserVerification;
+  throw invalidArgument('validation_error', `userVerification must be one of ${USER_VERIFICATION.join(', ')}`, [
+    { field: 'userVerification', message: `must be one of ${USER_VERIFICATION.join(', ')}` },
+  ]);
 }

@@ -4,7 +4,8 @@ import type { UserStore } from '../store/users.js';
 
 /** Removes what other services hold for a user (the challenge service's challenges). */
 export interface UserCleanup {
-  deleteUserChallenges(projectId: string, userId: string): Promise<void>;
+  /** Asks the services that keep data of a user (challenges, passkeys) to drop it. */
+  deleteUserData(projectId: string, userId: string): Promise<void>;
 }
 
 export interface UserDeps {

@@ -8,11 +8,13 @@ import {
   GetSessionConfigResponseSchema,
   IsOriginAllowedResponseSchema,
   ProjectService,
+  SignPasskeyDataResponseSchema,
 } from '../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { projectOf } from '../../../runtime/context.js';
 import { authenticateBackend } from '../domain/authenticateBackend.js';
 import { getProject, getProjectPublicInfo, publicJwks } from '../domain/getProject.js';
 import { isOriginAllowed } from '../domain/isOriginAllowed.js';
+import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
 
 export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof ProjectService> {
@@ -24,6 +26,11 @@ export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof Projec
     async getProjectPublicInfo(req) {
       const info = await getProjectPublicInfo(deps, req.projectId);
       return create(GetProjectPublicInfoResponseSchema, info);
+    },
+    async signPasskeyData(req, ctx) {
+      // protovalidate has required passkeyData and bounded the lifetime to 1..300 seconds.
+      const token = await signPasskeyData(deps, projectOf(ctx), req.passkeyData!, req.expiresInSeconds);
+      return create(SignPasskeyDataResponseSchema, { signedPasskeyData: token });
     },
     async isOriginAllowed(req) {
       return create(IsOriginAllowedResponseSchema, { allowed: await isOriginAllowed(deps, req.origin) });

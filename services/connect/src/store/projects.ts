@@ -11,6 +11,9 @@ export interface ApiSecretRecord {
   createdAt: Date;
 }
 
+/** WebAuthn user verification policy of a project. */
+export type UserVerification = 'required' | 'preferred' | 'discouraged';
+
 export interface ProjectRecord {
   /** The project ID, `pro-` and 20 digits. */
   _id: string;
@@ -22,6 +25,8 @@ export interface ProjectRecord {
   environment: Environment;
   frontendApiUrl: string;
   backendApiUrl: string;
+  /** User verification required in WebAuthn ceremonies; absent on older records means "required". */
+  userVerification?: UserVerification;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];

@@ -1,0 +1,147 @@
+/**
+ * The contract between the ceremonies (append/login/mediation) and the insights rules: what the
+ * ceremonies hand in, what they get back, and the events they record. The rules themselves live
+ * beside this file; the ceremonies depend only on these types and the InsightsService interface.
+ */
+
+/** The end user's client, from the backend variant of clientInformation. */
+export interface ClientContext {
+  remoteAddress: string;
+  userAgent: string;
+  /** isUserVerifyingPlatformAuthenticatorAvailable() in the client. */
+  uvpaAvailable: boolean;
+  /** isConditionalMediationAvailable() in the client. */
+  conditionalMediationAvailable: boolean;
+  capabilities: {
+    conditionalCreate?: boolean;
+    conditionalMediation?: boolean;
+    hybridTransport?: boolean;
+    passkeyPlatformAuthenticator?: boolean;
+    userVerifyingPlatformAuthenticator?: boolean;
+  };
+  clientEnvHandle?: string;
+  javascriptFingerprint?: string;
+  bluetoothAvailable?: boolean;
+  passwordManagerAvailable?: boolean;
+  privateMode?: boolean;
+  parsedDeviceInfo?: { browserName: string; browserVersion: string; osName: string; osVersion: string };
+}
+
+/** What the rules need to know about each of the user's stored passkeys. */
+export interface PasskeySummary {
+  /** The passkey's "cre-…" ID. */
+  id: string;
+  aaguid: string;
+  transports: string[];
+  backupEligible: boolean;
+  /** The client environment the passkey was created in (its key, see clientEnvKey). */
+  clientEnvKey?: string;
+  /** Operating system the passkey was created on (parsed from the user agent). */
+  sourceOS?: string;
+  createdAt: Date;
+}
+
+export interface AppendFlags {
+  forcePasskeyAppend: boolean;
+  askForAutoAppend: boolean;
+  askForConditionalCreate: boolean;
+  askForInAppAppend: string;
+}
+
+export interface DetectionTag {
+  category: 'support' | 'clientEnv' | 'history' | 'passkey';
+  name: string;
+}
+
+export interface HistoryData {
+  defaultCount: number;
+  afterErrorCount: number;
+  afterHybridCount: number;
+  autoCount: number;
+  defaultCooldown: boolean;
+  afterErrorCooldown: boolean;
+  afterHybridCooldown: boolean;
+  autoCooldown: boolean;
+  conditionalCreateCooldown: boolean;
+  inAppCooldown: boolean;
+}
+
+export interface DetectionInsights {
+  tags: DetectionTag[];
+  credentialIds: string[];
+  clientEnvIds: string[];
+  passwordManagerIds: string[];
+  historyData: HistoryData;
+}
+
+export interface AppendInsightsInput {
+  projectId: string;
+  userId: string;
+  client: ClientContext;
+  flags: AppendFlags;
+  situation: string;
+  passkeys: PasskeySummary[];
+  now: Date;
+}
+
+export interface AppendInsights {
+  appendAllow: boolean;
+  detection: DetectionInsights;
+  decision: { tag: string; isRestrictedBrowser: boolean; variant: string; auto: boolean; conditional: boolean; customData: Record<string, unknown> };
+}
+
+export type CrossDeviceStrategy = 'standard' | 'minimize' | 'maximize';
+
+export interface LoginInsightsInput {
+  projectId: string;
+  userId: string;
+  client: ClientContext;
+  strategy: CrossDeviceStrategy;
+  passkeys: PasskeySummary[];
+  now: Date;
+}
+
+export interface LoginInsights {
+  loginAllow: boolean;
+  detection: DetectionInsights;
+  decision: { tag: string; isCDACandidate: boolean; experiments: string[]; preferImmediatelyAvailable: boolean };
+}
+
+export type CeremonyEventType =
+  | 'append-started'
+  | 'append-succeeded'
+  | 'append-failed'
+  | 'login-started'
+  | 'login-succeeded'
+  | 'login-failed'
+  | 'mediation-started'
+  | 'mediation-succeeded'
+  | 'mediation-failed'
+  | 'clone-detected'
+  | 'credential-deleted';
+
+/** One recorded ceremony step: feeds history and cooldowns, and is the audit trail. */
+export interface CeremonyEvent {
+  projectId: string;
+  userId?: string;
+  type: CeremonyEventType;
+  /** For appends: the situation of B2 ("default", "after-error", "after-hybrid", …). */
+  situation?: string;
+  processId?: string;
+  credentialId?: string;
+  /** For failures: a short machine-readable reason (never secrets or raw responses). */
+  reason?: string;
+  client?: ClientContext;
+  at: Date;
+}
+
+/** What the ceremonies call; implemented by the insights module over its own collections. */
+export interface InsightsService {
+  forAppend(input: AppendInsightsInput): Promise<AppendInsights>;
+  forLogin(input: LoginInsightsInput): Promise<LoginInsights>;
+  /** Records (or refreshes) the client environment for the user; returns its key for PasskeySummary.clientEnvKey. */
+  recordClientEnv(projectId: string, userId: string, client: ClientContext, now: Date): Promise<string>;
+  recordEvent(event: CeremonyEvent): Promise<void>;
+  /** Drops everything kept about a user (user deletion). */
+  forgetUser(projectId: string, userId: string): Promise<void>;
+}
