@@ -1,24 +1,52 @@
 /** Ceremony service process: reads env → builds deps → serves → handles SIGTERM. */
+import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
+import { serviceClient } from '../../runtime/rpcClient.js';
+import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
+import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './connectDirectory.js';
+import { createAaguidCatalog } from './domain/aaguidDetails.js';
+import { createInsightsService, insightsIndexes } from './domain/insights/index.js';
 import { createServer } from './server.js';
+import { mongoCredentialStore } from './store/credentials.js';
+import { ceremonyIndexes } from './store/indexes.js';
+import { mongoSessionStore } from './store/sessions.js';
+import { mongoWebauthnUserStore } from './store/webauthnUsers.js';
 
 const env = new EnvReader();
 const config = {
   host: env.string('HOST', '127.0.0.1'),
   port: env.port('PORT', 7101),
   mongodbUri: env.string('MONGODB_URI'),
+  connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
+  aaguidMetadataFile: env.optional('AAGUID_METADATA_FILE'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
 };
 const logger = createLogger('ceremony');
 try {
   env.done();
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), {});
+  const aaguids = createAaguidCatalog(config.aaguidMetadataFile ? await readAaguidMetadataFile(config.aaguidMetadataFile) : {});
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...ceremonyIndexes, ...insightsIndexes });
+  const projectClient = serviceClient(ProjectService, config.connectUrl);
   let accepting = true;
-  const server = createServer({ logger, metrics: createMetrics('ceremony'), ready: async () => accepting && (await store.ping()) });
+  const server = createServer({
+    logger,
+    metrics: createMetrics('ceremony'),
+    ready: async () => accepting && (await store.ping()),
+    projects: rpcProjectDirectory(projectClient),
+    users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
+    signer: rpcPasskeyDataSigner(projectClient),
+    sessions: mongoSessionStore(store.db),
+    credentials: mongoCredentialStore(store.db),
+    webauthnUsers: mongoWebauthnUserStore(store.db),
+    insights: createInsightsService(store.db),
+    aaguids,
+    now: () => new Date(),
+  });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `ceremony service listening on http://${config.host}:${port}`);
   handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: () => store.close() });

@@ -131,6 +131,10 @@ export interface CeremonyEvent {
   credentialId?: string;
   /** For failures: a short machine-readable reason (never secrets or raw responses). */
   reason?: string;
+  /** The application's tracking ID of the attempt (B3, B5, B7 trackingID). */
+  trackingId?: string;
+  /** B3: the application asked for a "passkey added" notice to the user. */
+  notificationRequested?: boolean;
   client?: ClientContext;
   at: Date;
 }

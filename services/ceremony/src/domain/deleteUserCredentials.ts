@@ -1,0 +1,14 @@
+import type { CeremonyDomainDeps } from './deps.js';
+
+/**
+ * Removes everything the ceremony service keeps about a deleted user: passkeys, open ceremonies,
+ * the WebAuthn user handle and the insights (client environments, events). Returns the number of
+ * passkeys removed. Idempotent, so the connect service may retry it.
+ */
+export async function deleteUserCredentials(deps: Pick<CeremonyDomainDeps, 'credentials' | 'sessions' | 'webauthnUsers' | 'insights'>, projectId: string, userId: string): Promise<number> {
+  const deleted = await deps.credentials.deleteForUser(projectId, userId);
+  await deps.sessions.deleteForUser(projectId, userId);
+  await deps.webauthnUsers.delete(projectId, userId);
+  await deps.insights.forgetUser(projectId, userId);
+  return deleted;
+}

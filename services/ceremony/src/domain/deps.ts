@@ -1,0 +1,69 @@
+/**
+ * What the ceremony domain depends on: its own repositories, the connect service (projects, users,
+ * signing) behind small interfaces, the insights rules, the AAGUID catalog and a clock.
+ */
+import type { Logger } from 'pino';
+import type { CredentialStore } from '../store/credentials.js';
+import type { SessionStore, UserVerificationPolicy } from '../store/sessions.js';
+import type { WebauthnUserStore } from '../store/webauthnUsers.js';
+import type { AaguidCatalog, AaguidDetails } from './aaguidDetails.js';
+import type { InsightsService } from './insights/types.js';
+
+/** What a ceremony needs to know about the relying party (the project). */
+export interface ProjectInfo {
+  projectId: string;
+  rpId: string;
+  rpName: string;
+  /** Origins a ceremony response may come from, e.g. "https://app.example.com". */
+  origins: string[];
+  userVerification: UserVerificationPolicy;
+  frontendApiUrl: string;
+}
+
+export interface ProjectDirectory {
+  /** The project, or not_found `project_not_found`. */
+  get(projectId: string): Promise<ProjectInfo>;
+}
+
+export interface UserInfo {
+  userId: string;
+  fullName?: string;
+  /** For connect projects: the WebAuthn user handle to use instead of a generated one. */
+  explicitWebauthnId?: string;
+}
+
+export interface UserDirectory {
+  /** The user of the project, or null if it does not exist (there). */
+  find(projectId: string, userId: string): Promise<UserInfo | null>;
+}
+
+/** passkeyData of the finish responses. */
+export interface PasskeyData {
+  id: string;
+  userId: string;
+  username: string;
+  challengeId: string;
+  ceremonyType: CeremonyType;
+  aaguidDetails: AaguidDetails;
+}
+
+export type CeremonyType = 'local' | 'cda' | 'security-key';
+
+export interface PasskeyDataSigner {
+  /** passkeyData as a short-lived ES256 JWT signed with the project's key (signedPasskeyData). */
+  sign(projectId: string, data: PasskeyData): Promise<string>;
+}
+
+export interface CeremonyDomainDeps {
+  projects: ProjectDirectory;
+  users: UserDirectory;
+  signer: PasskeyDataSigner;
+  sessions: SessionStore;
+  credentials: CredentialStore;
+  webauthnUsers: WebauthnUserStore;
+  insights: InsightsService;
+  aaguids: AaguidCatalog;
+  /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
+  logger: Pick<Logger, 'warn' | 'error'>;
+  now: () => Date;
+}

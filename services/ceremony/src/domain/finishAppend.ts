@@ -1,0 +1,148 @@
+import { verifyRegistrationResponse } from '@simplewebauthn/server';
+import { decodeCredentialPublicKey, cose } from '@simplewebauthn/server/helpers';
+import { alreadyExists, DomainError, invalidArgument } from '../../../runtime/errors.js';
+import { newId } from '../../../runtime/ids.js';
+import type { CredentialRecord } from '../store/credentials.js';
+import type { SessionRecord } from '../store/sessions.js';
+import { buildPasskeyData } from './buildPasskeyData.js';
+import { SUPPORTED_ALGORITHMS } from './ceremonyRules.js';
+import { checkCeremonyData } from './checkCeremonyData.js';
+import { consumeSession } from './consumeSession.js';
+import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
+import { describeSourceDevice } from './describeSourceDevice.js';
+import type { ClientContext } from './insights/types.js';
+import { parseAttestationResponse, type ParsedAttestation } from './parseAttestationResponse.js';
+import { failureReason, recordEvent } from './recordEvent.js';
+
+export interface FinishAppendInput {
+  /** The application's tracking ID of this attempt, kept with the events. */
+  trackingId?: string;
+  projectId: string;
+  userId: string;
+  processId: string;
+  attestationResponse: string;
+  client: ClientContext;
+  /** The application asks for a "passkey added" notice to the user; recorded with the event. */
+  sendNotification: boolean;
+}
+
+/**
+ * B3: verifies the authenticator's answer to a B2 ceremony and stores the new passkey.
+ * Order: parse (400 on malformed input, nothing consumed) → consume the session bound to project,
+ * user and process (single use) → verify origin, RP ID, presence, verification policy, algorithm,
+ * attestation → store (credential IDs are unique per project) → record the event.
+ */
+export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppendInput): Promise<PasskeyData> {
+  const parsed = parseAttestationResponse(input.attestationResponse);
+  const project = await deps.projects.get(input.projectId);
+  const session = await consumeSession(deps, {
+    projectId: input.projectId,
+    operation: 'append',
+    challenge: parsed.clientData.challenge,
+    userId: input.userId,
+    processIds: [input.processId],
+  }).catch(async (err: unknown) => {
+    await recordEvent(deps, {
+      projectId: input.projectId,
+      userId: input.userId,
+      type: 'append-failed',
+      processId: input.processId, trackingId: input.trackingId,
+      reason: failureReason(err),
+      client: input.client,
+      at: deps.now(),
+    });
+    throw err;
+  });
+  try {
+    await verifyAttestation(parsed, session, project.origins);
+    const now = deps.now();
+    const clientEnvKey = await deps.insights.recordClientEnv(input.projectId, input.userId, input.client, now);
+    const record: CredentialRecord = {
+      _id: newId('cre'),
+      projectId: input.projectId,
+      userId: input.userId,
+      username: session.username,
+      credentialId: parsed.credentialId,
+      publicKey: parsed.authData.credentialPublicKey,
+      algorithm: algorithmOf(parsed.authData.credentialPublicKey),
+      counter: parsed.authData.counter,
+      transports: parsed.transports,
+      aaguid: parsed.authData.aaguid,
+      backupEligible: parsed.authData.flags.be,
+      backupState: parsed.authData.flags.bs,
+      attestationFormat: parsed.fmt,
+      createdAt: now,
+      lastUsedAt: now,
+      clientEnvKey,
+      ...describeSourceDevice(input.client),
+      status: 'active',
+      notificationRequested: input.sendNotification,
+    };
+    if ((await deps.credentials.insert(record)) === 'duplicate') {
+      throw alreadyExists('passkey_already_exists', 'this passkey (credential ID) is already registered in this project');
+    }
+    await recordEvent(deps, {
+      projectId: input.projectId,
+      userId: input.userId,
+      type: 'append-succeeded',
+      situation: session.situation,
+      processId: input.processId, trackingId: input.trackingId,
+      credentialId: record._id,
+      client: input.client,
+      at: now,
+      // The "passkey added" notice is delivered by the notification work; the request is kept with
+      // the event and the passkey.
+      notificationRequested: input.sendNotification === true,
+    });
+    return buildPasskeyData(deps, record, session, parsed.attachment, parsed.transports);
+  } catch (err) {
+    await recordEvent(deps, {
+      projectId: input.projectId,
+      userId: input.userId,
+      type: 'append-failed',
+      situation: session.situation,
+      processId: input.processId, trackingId: input.trackingId,
+      reason: failureReason(err),
+      client: input.client,
+      at: deps.now(),
+    });
+    throw err;
+  }
+}
+
+async function verifyAttestation(parsed: ParsedAttestation, session: SessionRecord, origins: readonly string[]): Promise<void> {
+  checkCeremonyData(parsed.clientData, parsed.authData, {
+    type: 'webauthn.create',
+    origins,
+    rpId: session.rpId,
+    userVerification: session.userVerification,
+  });
+  const algorithm = algorithmOf(parsed.authData.credentialPublicKey);
+  // Only the algorithms offered in pubKeyCredParams are accepted.
+  if (!SUPPORTED_ALGORITHMS.includes(algorithm)) {
+    throw invalidArgument('unsupported_algorithm', `the credential's key algorithm ${algorithm} is not one of ${SUPPORTED_ALGORITHMS.join(', ')}`);
+  }
+  let verified: boolean;
+  try {
+    const result = await verifyRegistrationResponse({
+      response: parsed.json,
+      expectedChallenge: session.challenge,
+      expectedOrigin: [...origins],
+      expectedRPID: session.rpId,
+      requireUserPresence: true,
+      requireUserVerification: session.userVerification === 'required',
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+    });
+    verified = result.verified;
+  } catch (err) {
+    // Any other objection of the verifier (attestation statement, flags, key): the input's fault.
+    throw new DomainError('invalid_argument', 'attestation_invalid', 'the attestation could not be verified', [], { cause: err });
+  }
+  // The attestation statement's signature does not verify over this authenticator data and client data.
+  if (!verified) throw invalidArgument('attestation_invalid', 'the attestation statement does not verify');
+}
+
+function algorithmOf(publicKey: Uint8Array): number {
+  const alg = decodeCredentialPublicKey(new Uint8Array(publicKey)).get(cose.COSEKEYS.alg);
+  return typeof alg === 'number' ? alg : 0;
+}

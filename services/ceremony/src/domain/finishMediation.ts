@@ -1,0 +1,88 @@
+import { buildPasskeyData } from './buildPasskeyData.js';
+import { consumeSession } from './consumeSession.js';
+import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
+import type { ClientContext } from './insights/types.js';
+import { parseAssertionResponse } from './parseAssertionResponse.js';
+import { failureReason, recordEvent } from './recordEvent.js';
+import { verifyAssertion } from './verifyAssertion.js';
+
+export interface FinishMediationInput {
+  /** The application's tracking ID of this attempt, kept with the events. */
+  trackingId?: string;
+  projectId: string;
+  processId: string;
+  assertionResponse: string;
+  client: ClientContext;
+  signPasskeyData: boolean;
+}
+
+export type FinishedMediation =
+  | { passkeyData: PasskeyData; signedPasskeyData?: string }
+  /** The credential is unknown, deleted, or its user is gone: answered with 200 and error.type. */
+  | { credentialDeleted: true };
+
+/**
+ * B7: verifies a conditional-UI assertion and identifies the user from the credential.
+ * Order: parse (400) → consume the mediation session (bound to project, and to the process of B6
+ * if B6 named one) → find the credential in this project; unknown or deleted, or its user deleted
+ * → `credentialDeleted`, so the frontend can tell the browser (Signal API) → verify as B5.
+ * The session is consumed before the credential is looked up so that credentialDeleted is only
+ * ever answered for a live, correctly bound ceremony, never for replays.
+ */
+export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMediationInput): Promise<FinishedMediation> {
+  const parsed = parseAssertionResponse(input.assertionResponse);
+  const project = await deps.projects.get(input.projectId);
+  const fail = (reason: string, userId?: string) =>
+    recordEvent(deps, {
+      projectId: input.projectId,
+      ...(userId ? { userId } : {}),
+      type: 'mediation-failed',
+      processId: input.processId, trackingId: input.trackingId,
+      reason,
+      client: input.client,
+      at: deps.now(),
+    });
+
+  const session = await consumeSession(deps, {
+    projectId: input.projectId,
+    operation: 'mediation',
+    challenge: parsed.clientData.challenge,
+    // A B6 without processID bound the session to "": any B7 process may finish it.
+    processIds: [input.processId, ''],
+  }).catch(async (err: unknown) => {
+    await fail(failureReason(err));
+    throw err;
+  });
+
+  const credential = await deps.credentials.findByCredentialId(input.projectId, parsed.credentialId);
+  if (!credential) {
+    await fail('credential-deleted');
+    return { credentialDeleted: true };
+  }
+  // Users are deleted in the connect service first; a passkey whose user is gone is as good as deleted.
+  if (!(await deps.users.find(input.projectId, credential.userId))) {
+    await fail('user-deleted', credential.userId);
+    return { credentialDeleted: true };
+  }
+
+  let saved;
+  try {
+    saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, processId: input.processId, trackingId: input.trackingId, client: input.client });
+  } catch (err) {
+    // A counter regression was recorded as clone-detected already.
+    if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential.userId);
+    throw err;
+  }
+  await recordEvent(deps, {
+    projectId: input.projectId,
+    userId: saved.userId,
+    type: 'mediation-succeeded',
+    processId: input.processId, trackingId: input.trackingId,
+    credentialId: saved._id,
+    client: input.client,
+    at: deps.now(),
+  });
+  const passkeyData = buildPasskeyData(deps, saved, session, parsed.attachment, saved.transports);
+  if (!input.signPasskeyData) return { passkeyData };
+  return { passkeyData, signedPasskeyData: await deps.signer.sign(input.projectId, passkeyData) };
+}

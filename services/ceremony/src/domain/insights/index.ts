@@ -1,0 +1,12 @@
+/**
+ * The insights module: detection and decision insights for appends and logins, client
+ * environments and the ceremony event trail. Ceremonies use createInsightsService and the types;
+ * main.ts adds insightsIndexes to the service's index plan.
+ */
+export { createInsightsService, type InsightsOptions } from './insightsService.js';
+export { insightsIndexes } from './store.js';
+export { clientEnvKey } from './clientEnvKey.js';
+export { parseUserAgent, osFamilyOf, type ParsedUserAgent } from './userAgent.js';
+export { APPEND_TAGS } from './appendDecision.js';
+export { LOGIN_TAGS } from './loginDecision.js';
+export type * from './types.js';

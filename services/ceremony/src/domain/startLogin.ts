@@ -1,0 +1,80 @@
+import { generateAuthenticationOptions } from '@simplewebauthn/server';
+import { notFound } from '../../../runtime/errors.js';
+import { newId } from '../../../runtime/ids.js';
+import type { SessionRecord } from '../store/sessions.js';
+import { CEREMONY_TIMEOUT_MS, SESSION_LIFETIME_MS, hintsFor, newChallenge, offeredTransports } from './ceremonyRules.js';
+import type { CeremonyDomainDeps } from './deps.js';
+import type { ClientContext, CrossDeviceStrategy, LoginInsights } from './insights/types.js';
+import { summarizePasskeys } from './summarizePasskeys.js';
+
+export interface StartLoginInput {
+  projectId: string;
+  userId: string;
+  processId: string;
+  client: ClientContext;
+  strategy: CrossDeviceStrategy;
+}
+
+export interface StartedLogin {
+  /** `{"publicKey": PublicKeyCredentialRequestOptionsJSON}` for navigator.credentials.get(). */
+  assertionOptions: string;
+  insights: LoginInsights;
+  challengeId: string;
+}
+
+/**
+ * B4: starts a passkey login for a known user: allowCredentials lists the user's passkeys, with
+ * transports and hints shaped by the cross-device strategy (see offeredTransports). The session is
+ * bound to project, user and process and lives five minutes.
+ */
+export async function startLogin(deps: CeremonyDomainDeps, input: StartLoginInput): Promise<StartedLogin> {
+  const project = await deps.projects.get(input.projectId);
+  const user = await deps.users.find(input.projectId, input.userId);
+  if (!user) throw notFound('user_not_found', `user ${input.userId} does not exist`);
+  const now = deps.now();
+  const credentials = await deps.credentials.listForUser(input.projectId, input.userId);
+
+  const insights = await deps.insights.forLogin({
+    projectId: input.projectId,
+    userId: input.userId,
+    client: input.client,
+    strategy: input.strategy,
+    passkeys: summarizePasskeys(credentials),
+    now,
+  });
+
+  const challenge = newChallenge();
+  const options = await generateAuthenticationOptions({
+    rpID: project.rpId,
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
+    timeout: CEREMONY_TIMEOUT_MS,
+    userVerification: project.userVerification,
+    allowCredentials: credentials.map((c) => {
+      const transports = offeredTransports(c.transports, input.strategy);
+      return { id: c.credentialId, ...(transports.length ? { transports } : {}) };
+    }),
+  });
+  const hints = hintsFor(input.strategy);
+  const publicKey = hints.length ? { ...options, hints } : options;
+
+  const session: SessionRecord = {
+    _id: newId('pch'),
+    projectId: input.projectId,
+    operation: 'login',
+    userId: input.userId,
+    username: '',
+    processId: input.processId,
+    challenge: options.challenge,
+    rpId: project.rpId,
+    userVerification: project.userVerification,
+    situation: '',
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+  };
+  await deps.sessions.insert(session);
+
+  await deps.insights.recordClientEnv(input.projectId, input.userId, input.client, now);
+  await deps.insights.recordEvent({ projectId: input.projectId, userId: input.userId, type: 'login-started', processId: input.processId, client: input.client, at: now });
+
+  return { assertionOptions: JSON.stringify({ publicKey }), insights, challengeId: session._id };
+}

@@ -1,0 +1,21 @@
+/** The ceremony service's indexes (created at start-up); the insights module declares its own. */
+import type { IndexPlan } from '../../../runtime/mongo.js';
+import { CREDENTIALS } from './credentials.js';
+import { SESSIONS } from './sessions.js';
+import { WEBAUTHN_USERS } from './webauthnUsers.js';
+
+export const ceremonyIndexes: IndexPlan = {
+  [CREDENTIALS]: [
+    // A credential ID exists once per project: re-registering it is refused (passkey_already_exists).
+    { key: { projectId: 1, credentialId: 1 }, name: 'project_credential_unique', unique: true },
+    { key: { projectId: 1, userId: 1, createdAt: 1 }, name: 'project_user_created' },
+  ],
+  [SESSIONS]: [
+    // Finishes look sessions up by challenge; a challenge is never issued twice.
+    { key: { challenge: 1 }, name: 'challenge_unique', unique: true },
+    { key: { projectId: 1, userId: 1 }, name: 'project_user' },
+    // Expired sessions are swept; expiry is also part of every consuming query.
+    { key: { expiresAt: 1 }, name: 'expiry_ttl', expireAfterSeconds: 0 },
+  ],
+  [WEBAUTHN_USERS]: [{ key: { projectId: 1, userId: 1 }, name: 'project_user_unique', unique: true }],
+};

@@ -1,0 +1,85 @@
+/**
+ * Ceremony sessions (one per started append, login or mediation) in MongoDB. A session is
+ * single-use: finishing consumes it with one findOneAndDelete, so a replayed or concurrent second
+ * finish finds nothing. Every query is scoped by project.
+ */
+import type { Collection, Db } from 'mongodb';
+
+export type CeremonyOperation = 'append' | 'login' | 'mediation';
+export type UserVerificationPolicy = 'required' | 'preferred' | 'discouraged';
+
+export interface SessionRecord {
+  /** "pch-…": returned as passkeyData.challengeID. */
+  _id: string;
+  projectId: string;
+  operation: CeremonyOperation;
+  /** The user the ceremony is for; "" for mediation, which learns the user only at the finish. */
+  userId: string;
+  /** The user name of an append (shown by the authenticator, stored with the passkey); "" otherwise. */
+  username: string;
+  /** The application's process; "" when a mediation was started without one. */
+  processId: string;
+  /** The WebAuthn challenge, base64url; unique. */
+  challenge: string;
+  /** The RP ID the options named: the response must be scoped to it. */
+  rpId: string;
+  /** The project's user verification policy when the ceremony started. */
+  userVerification: UserVerificationPolicy;
+  /** Where the application offered an append (B2 situation); "" otherwise. */
+  situation: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** What a finish must match to consume a session. */
+export interface SessionScope {
+  projectId: string;
+  operation: CeremonyOperation;
+  challenge: string;
+  /** Omitted for mediation (the user is not known when it starts). */
+  userId?: string;
+  /** Any of these process IDs matches (mediation accepts the finish's process or "" from a start without one). */
+  processIds: string[];
+}
+
+export interface SessionStore {
+  insert(session: SessionRecord): Promise<void>;
+  /** Deletes and returns the unexpired session matching the scope, or null. */
+  consume(scope: SessionScope, now: Date): Promise<SessionRecord | null>;
+  /** Deletes an expired session matching the scope; true if there was one. */
+  discardExpired(scope: SessionScope, now: Date): Promise<boolean>;
+  deleteForUser(projectId: string, userId: string): Promise<number>;
+}
+
+export const SESSIONS = 'ceremony_sessions';
+
+function scopeFilter(scope: SessionScope) {
+  return {
+    challenge: scope.challenge,
+    projectId: scope.projectId,
+    operation: scope.operation,
+    ...(scope.userId !== undefined ? { userId: scope.userId } : {}),
+    processId: { $in: scope.processIds },
+  };
+}
+
+export function mongoSessionStore(db: Db): SessionStore {
+  const coll: Collection<SessionRecord> = db.collection(SESSIONS);
+  return {
+    async insert(session) {
+      await coll.insertOne(session);
+    },
+    async consume(scope, now) {
+      // The expiry is checked here too: the TTL sweep is lazy and must not decide validity.
+      return coll.findOneAndDelete({ ...scopeFilter(scope), expiresAt: { $gt: now } });
+    },
+    async discardExpired(scope, now) {
+      const r = await coll.deleteOne({ ...scopeFilter(scope), expiresAt: { $lte: now } });
+      return r.deletedCount === 1;
+    },
+    async deleteForUser(projectId, userId) {
+      const r = await coll.deleteMany({ projectId, userId });
+      return r.deletedCount;
+    },
+  };
+}

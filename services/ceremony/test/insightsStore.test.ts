@@ -1,0 +1,344 @@
+/**
+ * The insights service against MongoDB: the embedded store by default, a real MongoDB when
+ * MONGODB_URI is set. Every test uses its own project ID, so tests share one database.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Collection } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { connectStore, type Store } from '../../runtime/mongo.js';
+import { createInsightsService, insightsIndexes, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsService, type PasskeySummary } from '../src/domain/insights/index.js';
+import { CEREMONY_EVENTS, CLIENT_ENVS, type ClientEnvDoc, type EventDoc } from '../src/domain/insights/store.js';
+
+const T0 = new Date('2030-03-01T10:00:00.000Z');
+const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
+const at = (offsetMs: number) => new Date(T0.getTime() + offsetMs);
+
+const CHROME_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const INSTAGRAM_IOS =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 311.0.2.15.109 (iPhone14,5; iOS 17_1_2; en_US; en; scale=3.00; 1170x2532; 546357281)';
+
+function client(overrides: Partial<ClientContext> = {}): ClientContext {
+  return {
+    remoteAddress: '::ffff:10.0.0.7',
+    userAgent: CHROME_MAC,
+    uvpaAvailable: true,
+    conditionalMediationAvailable: true,
+    capabilities: { hybridTransport: true },
+    clientEnvHandle: 'ceh-mac',
+    javascriptFingerprint: 'fp-secret',
+    ...overrides,
+  };
+}
+const NO_FLAGS: AppendFlags = { forcePasskeyAppend: false, askForAutoAppend: false, askForConditionalCreate: false, askForInAppAppend: '' };
+function passkey(overrides: Partial<PasskeySummary> = {}): PasskeySummary {
+  return { id: 'cre-1', aaguid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', transports: ['internal', 'hybrid'], backupEligible: true, clientEnvKey: 'ceh-mac', sourceOS: 'macOS', createdAt: T0, ...overrides };
+}
+
+let mongo: EmbeddedMongo | null = null;
+let store: Store;
+let insights: InsightsService;
+let envs: Collection<ClientEnvDoc>;
+let events: Collection<EventDoc>;
+let seq = 0;
+/** A fresh project per test keeps tests independent within one database. */
+const newProject = () => `pro-${Date.now()}${++seq}`;
+
+beforeAll(async () => {
+  const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
+  store = await connectStore(uri, `insights_test_${randomBytes(4).toString('hex')}`, insightsIndexes);
+  insights = createInsightsService(store.db);
+  envs = store.db.collection(CLIENT_ENVS);
+  events = store.db.collection(CEREMONY_EVENTS);
+});
+
+afterAll(async () => {
+  await store?.db.dropDatabase().catch(() => undefined);
+  await store?.close();
+  await mongo?.stop();
+});
+
+function appendInput(projectId: string, overrides: Partial<AppendInsightsInput> = {}): AppendInsightsInput {
+  return { projectId, userId: 'usr-1', client: client(), flags: NO_FLAGS, situation: 'default', passkeys: [], now: T0, ...overrides };
+}
+
+describe('indexes', () => {
+  it('creates a unique (projectId, key) index on client_envs and a (projectId, userId, at) index on events', async () => {
+    const envIndexes = await envs.indexes();
+    expect(envIndexes.find((i) => i.name === 'project_key')).toMatchObject({ key: { projectId: 1, key: 1 }, unique: true });
+    expect((await events.indexes()).map((i) => i.name)).toContain('project_user_at');
+  });
+});
+
+describe('recordClientEnv', () => {
+  it('returns the key and stores the environment with its snapshot', async () => {
+    const projectId = newProject();
+    const key = await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
+    expect(key).toBe('ceh-mac');
+    const doc = await envs.findOne({ projectId, key });
+    expect(doc).toMatchObject({
+      projectId,
+      key: 'ceh-mac',
+      userIds: ['usr-1'],
+      userAgent: CHROME_MAC,
+      os: { name: 'macOS' },
+      browser: { name: 'Chrome', version: '120.0.0.0' },
+      restrictedBrowser: false,
+      capabilities: { platformAuthenticator: true, conditionalMediation: true, hybrid: true, passwordManager: false },
+      firstSeen: T0,
+      lastSeen: T0,
+      seenBy: { 'usr-1': { firstSeen: T0, lastSeen: T0 } },
+    });
+  });
+
+  it('derives a key without a handle and keeps it stable', async () => {
+    const projectId = newProject();
+    const c = client({ clientEnvHandle: undefined });
+    const k1 = await insights.recordClientEnv(projectId, 'usr-1', c, T0);
+    const k2 = await insights.recordClientEnv(projectId, 'usr-1', c, at(MIN));
+    expect(k1).toMatch(/^derived-/);
+    expect(k2).toBe(k1);
+    expect(await envs.countDocuments({ projectId })).toBe(1);
+  });
+
+  it('is idempotent: repeated calls keep one document, first seen stays, last seen moves on', async () => {
+    const projectId = newProject();
+    for (let i = 0; i < 3; i++) await insights.recordClientEnv(projectId, 'usr-1', client(), at(i * MIN));
+    const docs = await envs.find({ projectId }).toArray();
+    expect(docs).toHaveLength(1);
+    expect(docs[0]).toMatchObject({ userIds: ['usr-1'], firstSeen: T0, lastSeen: at(2 * MIN) });
+  });
+
+  it('concurrent upserts of one environment make one document with every user', async () => {
+    const projectId = newProject();
+    const users = Array.from({ length: 8 }, (_, i) => `usr-${i + 1}`);
+    // Out of order on purpose: first/last seen must still be the extremes.
+    const keys = await Promise.all(users.map((u, i) => insights.recordClientEnv(projectId, u, client(), at(((i * 5) % 8) * MIN))));
+    expect(new Set(keys)).toEqual(new Set(['ceh-mac']));
+    const docs = await envs.find({ projectId }).toArray();
+    expect(docs).toHaveLength(1);
+    expect([...docs[0].userIds].sort()).toEqual([...users].sort());
+    expect(docs[0].firstSeen).toEqual(T0);
+    expect(docs[0].lastSeen).toEqual(at(7 * MIN));
+  });
+
+  it('concurrent upserts by one user do not duplicate the user', async () => {
+    const projectId = newProject();
+    await Promise.all(Array.from({ length: 6 }, (_, i) => insights.recordClientEnv(projectId, 'usr-1', client(), at(i * 1000))));
+    const docs = await envs.find({ projectId }).toArray();
+    expect(docs).toHaveLength(1);
+    expect(docs[0].userIds).toEqual(['usr-1']);
+  });
+
+  it('keeps projects apart: the same handle in two projects is two environments', async () => {
+    const [p1, p2] = [newProject(), newProject()];
+    await insights.recordClientEnv(p1, 'usr-1', client(), T0);
+    await insights.recordClientEnv(p2, 'usr-1', client(), T0);
+    expect(await envs.countDocuments({ key: 'ceh-mac', projectId: { $in: [p1, p2] } })).toBe(2);
+    const other = await insights.forAppend(appendInput(newProject(), { now: at(DAY) }));
+    expect(other.detection.clientEnvIds).toEqual([]);
+  });
+});
+
+describe('forAppend against the store', () => {
+  it('a first append: allowed, new environment, decision recorded', async () => {
+    const projectId = newProject();
+    const result = await insights.forAppend(appendInput(projectId));
+    expect(result.appendAllow).toBe(true);
+    expect(result.decision).toMatchObject({ tag: 'user-no-pks', variant: 'default', isRestrictedBrowser: false });
+    expect(result.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
+    const recorded = await events.find({ projectId }).toArray();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ type: 'append-decided', userId: 'usr-1', situation: 'default', at: T0, decision: { appendAllow: true, tag: 'user-no-pks' } });
+    expect(recorded[0].client).toEqual({ userAgent: CHROME_MAC, remoteAddress: '::ffff:10.0.0.7', clientEnvKey: 'ceh-mac', restrictedBrowser: false });
+  });
+
+  it('clientEnvIds lists the user\'s environments; known-env once seen before this request', async () => {
+    const projectId = newProject();
+    await insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
+    await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
+    await insights.recordClientEnv(projectId, 'usr-2', client({ clientEnvHandle: 'ceh-other' }), T0);
+    // Recorded in the same request: still a new environment.
+    const first = await insights.forAppend(appendInput(projectId));
+    expect(first.detection.clientEnvIds).toEqual(['ceh-mac', 'ceh-phone']);
+    expect(first.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
+    const later = await insights.forAppend(appendInput(projectId, { situation: 'after-error', now: at(2 * MIN) }));
+    expect(later.detection.tags).toContainEqual({ category: 'clientEnv', name: 'known-env' });
+  });
+
+  it('another user in the same environment does not make it known for this user', async () => {
+    const projectId = newProject();
+    await insights.recordClientEnv(projectId, 'usr-2', client(), at(-DAY));
+    const result = await insights.forAppend(appendInput(projectId));
+    expect(result.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
+  });
+
+  it('refuses when the user already has a passkey from this environment', async () => {
+    const projectId = newProject();
+    const result = await insights.forAppend(appendInput(projectId, { passkeys: [passkey()] }));
+    expect(result).toMatchObject({ appendAllow: false, decision: { tag: 'user-env-pk-exists', variant: 'none' } });
+    expect(result.detection).toMatchObject({ credentialIds: ['cre-1'], passwordManagerIds: ['fbfc3007-154e-4ecc-8c0b-6e020557d7bd'] });
+    expect(result.detection.tags).toEqual(expect.arrayContaining([{ category: 'passkey', name: 'env-has-passkey' }, { category: 'clientEnv', name: 'known-env' }]));
+  });
+
+  it('history: a start without outcome is pending, then an abandoned offer cools its situation down for 7 days', async () => {
+    const projectId = newProject();
+    await insights.forAppend(appendInput(projectId));
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', processId: 'p1', client: client(), at: at(1000) });
+
+    const pending = await insights.forAppend(appendInput(projectId, { now: at(5 * MIN) }));
+    expect(pending.appendAllow).toBe(true);
+    expect(pending.detection.historyData).toMatchObject({ defaultCount: 1, defaultCooldown: false });
+
+    const cooling = await insights.forAppend(appendInput(projectId, { now: at(DAY) }));
+    expect(cooling).toMatchObject({ appendAllow: false, decision: { tag: 'default-cooldown', variant: 'none' } });
+    expect(cooling.detection.tags).toContainEqual({ category: 'history', name: 'default-cooldown' });
+
+    // Another situation is not cooling down.
+    const afterError = await insights.forAppend(appendInput(projectId, { situation: 'after-error', now: at(DAY) }));
+    expect(afterError).toMatchObject({ appendAllow: true, decision: { variant: 'after-error' } });
+
+    const over = await insights.forAppend(appendInput(projectId, { now: at(7 * DAY + 2000) }));
+    expect(over.appendAllow).toBe(true);
+    expect(over.detection.historyData).toMatchObject({ defaultCount: 1, defaultCooldown: false });
+  });
+
+  it('history: a failed append cools down at once; a succeeded one never', async () => {
+    const projectId = newProject();
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'after-hybrid', processId: 'p1', at: T0 });
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-failed', processId: 'p1', reason: 'origin-mismatch', at: at(1000) });
+    await insights.recordEvent({ projectId, userId: 'usr-2', type: 'append-started', situation: 'after-hybrid', processId: 'p2', at: T0 });
+    await insights.recordEvent({ projectId, userId: 'usr-2', type: 'append-succeeded', processId: 'p2', credentialId: 'cre-9', at: at(1000) });
+
+    const failed = await insights.forAppend(appendInput(projectId, { situation: 'after-hybrid', now: at(2000) }));
+    expect(failed).toMatchObject({ appendAllow: false, decision: { tag: 'after-hybrid-cooldown' } });
+    expect(failed.detection.historyData).toMatchObject({ afterHybridCount: 1, afterHybridCooldown: true });
+
+    const succeeded = await insights.forAppend(appendInput(projectId, { userId: 'usr-2', situation: 'after-hybrid', passkeys: [passkey({ id: 'cre-9', clientEnvKey: 'ceh-other' })], now: at(DAY) }));
+    expect(succeeded.appendAllow).toBe(true);
+    expect(succeeded.detection.historyData).toMatchObject({ afterHybridCount: 1, afterHybridCooldown: false });
+  });
+
+  it('history: a configurable cooldown (1 day)', async () => {
+    const projectId = newProject();
+    const short = createInsightsService(store.db, { cooldownDays: 1 });
+    await short.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', at: T0 });
+    expect((await short.forAppend(appendInput(projectId, { now: at(DAY / 2) }))).appendAllow).toBe(false);
+    expect((await short.forAppend(appendInput(projectId, { now: at(DAY + 1000) }))).appendAllow).toBe(true);
+  });
+
+  it('history: auto appends are counted and cool auto down when they fail', async () => {
+    const projectId = newProject();
+    const decided = await insights.forAppend(appendInput(projectId, { flags: { ...NO_FLAGS, askForAutoAppend: true } }));
+    expect(decided.decision.auto).toBe(true);
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', processId: 'p1', at: at(500) });
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-failed', processId: 'p1', reason: 'not-allowed-error', at: at(9000) });
+
+    const next = await insights.forAppend(appendInput(projectId, { situation: 'after-error', flags: { ...NO_FLAGS, askForAutoAppend: true }, now: at(DAY) }));
+    expect(next.detection.historyData).toMatchObject({ autoCount: 1, autoCooldown: true, defaultCooldown: true });
+    expect(next).toMatchObject({ appendAllow: true, decision: { variant: 'after-error', auto: false, customData: { autoSkipped: 'auto-cooldown' } } });
+  });
+
+  it('restricted browser: refused without askForInAppAppend; an unsuccessful in-app attempt cools in-app down', async () => {
+    const projectId = newProject();
+    const inApp = client({ userAgent: INSTAGRAM_IOS, clientEnvHandle: 'ceh-insta' });
+    const refused = await insights.forAppend(appendInput(projectId, { client: inApp }));
+    expect(refused).toMatchObject({ appendAllow: false, decision: { tag: 'env-restricted-browser', isRestrictedBrowser: true, customData: { restrictedBrowserReason: 'in-app:Instagram' } } });
+    expect(refused.detection.tags).toContainEqual({ category: 'support', name: 'restricted-browser' });
+
+    const allowFlags = { ...NO_FLAGS, askForInAppAppend: 'allow' };
+    expect((await insights.forAppend(appendInput(projectId, { client: inApp, flags: allowFlags, situation: 'after-error' }))).appendAllow).toBe(true);
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'after-error', processId: 'p1', client: inApp, at: at(1000) });
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-failed', processId: 'p1', at: at(2000) });
+
+    const cooling = await insights.forAppend(appendInput(projectId, { client: inApp, flags: allowFlags, situation: 'after-hybrid', now: at(DAY) }));
+    expect(cooling.detection.historyData.inAppCooldown).toBe(true);
+    expect(cooling).toMatchObject({ appendAllow: false, decision: { tag: 'in-app-cooldown' } });
+    // The same user in a normal browser is not affected by the in-app cooldown.
+    expect((await insights.forAppend(appendInput(projectId, { situation: 'after-hybrid', now: at(DAY) }))).appendAllow).toBe(true);
+  });
+
+  it('keeps users apart: one user\'s history does not cool another\'s', async () => {
+    const projectId = newProject();
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', at: T0 });
+    const other = await insights.forAppend(appendInput(projectId, { userId: 'usr-2', now: at(DAY) }));
+    expect(other.appendAllow).toBe(true);
+    expect(other.detection.historyData.defaultCount).toBe(0);
+  });
+});
+
+describe('forLogin against the store', () => {
+  it('no passkeys: login not allowed; passkey here: preferImmediatelyAvailable; only elsewhere: CDA candidate', async () => {
+    const projectId = newProject();
+    const base = { projectId, userId: 'usr-1', client: client(), strategy: 'standard' as const, now: T0 };
+    expect(await insights.forLogin({ ...base, passkeys: [] })).toMatchObject({ loginAllow: false, decision: { tag: 'user-no-pks', isCDACandidate: false, experiments: [] } });
+
+    const here = await insights.forLogin({ ...base, passkeys: [passkey()] });
+    expect(here).toMatchObject({ loginAllow: true, decision: { tag: 'user-platform-pk-high-confidence', preferImmediatelyAvailable: true, isCDACandidate: false } });
+    expect(here.detection.credentialIds).toEqual(['cre-1']);
+
+    const android = passkey({ id: 'cre-2', clientEnvKey: 'ceh-pixel', sourceOS: 'Android', aaguid: 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4' });
+    expect(await insights.forLogin({ ...base, passkeys: [android] })).toMatchObject({
+      decision: { tag: 'user-cross-platform-pk-high-confidence', preferImmediatelyAvailable: false, isCDACandidate: true },
+    });
+    // forLogin records nothing.
+    expect(await events.countDocuments({ projectId })).toBe(0);
+  });
+});
+
+describe('recordEvent', () => {
+  it('inserts the event with an audit view of the client (no fingerprint) and no null fields', async () => {
+    const projectId = newProject();
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'login-failed', reason: 'x'.repeat(500), client: client({ userAgent: INSTAGRAM_IOS }), at: T0 });
+    await insights.recordEvent({ projectId, type: 'mediation-started', at: T0 });
+    const docs = await events.find({ projectId }).sort({ type: 1 }).toArray();
+    expect(docs).toHaveLength(2);
+    const [login, mediation] = docs;
+    expect(login.reason).toHaveLength(200);
+    expect(login.client).toEqual({ userAgent: INSTAGRAM_IOS, remoteAddress: '::ffff:10.0.0.7', clientEnvKey: 'ceh-mac', restrictedBrowser: true });
+    expect(JSON.stringify(login)).not.toContain('fp-secret');
+    expect(Object.keys(mediation).sort()).toEqual(['_id', 'at', 'projectId', 'type']);
+  });
+
+  it('rejects an invalid date', async () => {
+    await expect(insights.recordEvent({ projectId: newProject(), type: 'login-started', at: new Date('nope') })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('forgetUser', () => {
+  it('removes the user\'s events and environments, leaves shared environments to the others and other projects alone', async () => {
+    const [projectId, otherProject] = [newProject(), newProject()];
+    await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
+    await insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-shared' }), T0);
+    await insights.recordClientEnv(projectId, 'usr-2', client({ clientEnvHandle: 'ceh-shared' }), T0);
+    await insights.recordClientEnv(otherProject, 'usr-1', client(), T0);
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', at: T0 });
+    await insights.recordEvent({ projectId, userId: 'usr-2', type: 'append-started', at: T0 });
+    await insights.recordEvent({ projectId: otherProject, userId: 'usr-1', type: 'append-started', at: T0 });
+
+    await insights.forgetUser(projectId, 'usr-1');
+
+    expect(await events.countDocuments({ projectId, userId: 'usr-1' })).toBe(0);
+    expect(await events.countDocuments({ projectId, userId: 'usr-2' })).toBe(1);
+    expect(await events.countDocuments({ projectId: otherProject, userId: 'usr-1' })).toBe(1);
+    const remaining = await envs.find({ projectId }).toArray();
+    expect(remaining.map((e) => e.key)).toEqual(['ceh-shared']);
+    expect(remaining[0].userIds).toEqual(['usr-2']);
+    expect(Object.keys(remaining[0].seenBy)).toEqual(['usr-2']);
+    expect(await envs.countDocuments({ projectId: otherProject })).toBe(1);
+    const after = await insights.forAppend(appendInput(projectId, { now: at(DAY) }));
+    expect(after.detection.clientEnvIds).toEqual([]);
+    expect(after.detection.historyData.defaultCount).toBe(0);
+  });
+
+  it('is a no-op for an unknown user', async () => {
+    await expect(insights.forgetUser(newProject(), 'usr-404')).resolves.toBeUndefined();
+  });
+});
+
+describe('options', () => {
+  it.each([{ cooldownDays: -1 }, { cooldownDays: Number.NaN }, { historyLimit: 0 }, { clientEnvLimit: 1.5 }])('rejects %j', (opts) => {
+    expect(() => createInsightsService(store.db, opts)).toThrow(RangeError);
+  });
+});

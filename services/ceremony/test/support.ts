@@ -1,0 +1,275 @@
+/**
+ * Shared set-up of the ceremony service's tests: MongoDB (the embedded store, or MONGODB_URI's real
+ * one) with a fresh database, the real repositories, the real connect adapters talking to in-test
+ * ProjectService/UserService implementations (router transport) that stand in for the connect
+ * service, a recording InsightsService and a controllable clock.
+ */
+import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError, createClient, createRouterTransport, type Client, type HandlerContext } from '@connectrpc/connect';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import {
+  GetProjectPublicInfoResponseSchema,
+  ProjectService,
+  SignPasskeyDataResponseSchema,
+} from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
+import { GetUserResponseSchema, UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { createMetrics } from '../../runtime/metrics.js';
+import { connectStore, type Store } from '../../runtime/mongo.js';
+import { serviceInterceptors } from '../../runtime/server.js';
+import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/connectDirectory.js';
+import { createAaguidCatalog } from '../src/domain/aaguidDetails.js';
+import type { CeremonyDomainDeps } from '../src/domain/deps.js';
+import type {
+  AppendInsights,
+  AppendInsightsInput,
+  CeremonyEvent,
+  ClientContext,
+  InsightsService,
+  LoginInsights,
+  LoginInsightsInput,
+} from '../src/domain/insights/types.js';
+import { ceremonyRoutes } from '../src/server.js';
+import { mongoCredentialStore } from '../src/store/credentials.js';
+import { ceremonyIndexes } from '../src/store/indexes.js';
+import { mongoSessionStore } from '../src/store/sessions.js';
+import { mongoWebauthnUserStore } from '../src/store/webauthnUsers.js';
+
+export const silent = pino({ level: 'silent' });
+
+export interface TestProject {
+  projectId: string;
+  rpId: string;
+  rpName: string;
+  origins: string[];
+  userVerification: 'required' | 'preferred' | 'discouraged';
+  frontendApiUrl: string;
+}
+
+export const PROJECTS: Record<string, TestProject> = {
+  'pro-1': { projectId: 'pro-1', rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'], userVerification: 'required', frontendApiUrl: 'https://pro-1.auth.example.com' },
+  'pro-2': { projectId: 'pro-2', rpId: 'other.test', rpName: 'Other', origins: ['https://other.test'], userVerification: 'preferred', frontendApiUrl: 'https://pro-2.auth.example.com' },
+};
+export const ORIGIN = 'https://app.example.com';
+
+/** The connect service's ProjectService and UserService, in memory; records the project header of every call. */
+export class FakeConnect {
+  readonly users = new Map<string, { fullName?: string; explicitWebauthnId?: string }>([
+    ['pro-1/usr-1', { fullName: 'Ada Lovelace' }],
+    ['pro-1/usr-2', {}],
+    ['pro-1/usr-7', { explicitWebauthnId: 'legacy-handle-7' }],
+    ['pro-2/usr-1', {}],
+  ]);
+  readonly calls: string[] = [];
+  projectInfoCalls = 0;
+  privateKey!: CryptoKey;
+  publicJwk!: JWK;
+
+  async init(): Promise<this> {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    this.privateKey = privateKey;
+    this.publicJwk = await exportJWK(publicKey);
+    return this;
+  }
+
+  private header(ctx: HandlerContext): string {
+    return ctx.requestHeader.get('x-passkeyauth-project-id') ?? '';
+  }
+
+  transport() {
+    return createRouterTransport((router) => {
+      router.service(ProjectService, {
+        getProjectPublicInfo: async (req, ctx) => {
+          this.projectInfoCalls++;
+          this.calls.push(`GetProjectPublicInfo ${req.projectId} header=${this.header(ctx)}`);
+          const p = PROJECTS[req.projectId];
+          if (!p) throw new ConnectError('project not found', Code.NotFound);
+          return create(GetProjectPublicInfoResponseSchema, { ...p, appName: p.rpName });
+        },
+        signPasskeyData: async (req, ctx) => {
+          const projectId = this.header(ctx);
+          this.calls.push(`SignPasskeyData header=${projectId} expiresIn=${req.expiresInSeconds}`);
+          const d = req.passkeyData!;
+          const token = await new SignJWT({
+            kind: 'passkey_data',
+            id: d.id,
+            userID: d.userId,
+            username: d.username,
+            challengeID: d.challengeId,
+            ceremonyType: d.ceremonyType,
+            aaguidDetails: { aaguid: d.aaguidDetails?.aaguid ?? '', name: d.aaguidDetails?.name ?? '' },
+          })
+            .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+            .setSubject(d.userId)
+            .setIssuer(PROJECTS[projectId].frontendApiUrl)
+            .setAudience(projectId)
+            .setIssuedAt()
+            .setExpirationTime(`${req.expiresInSeconds}s`)
+            .sign(this.privateKey);
+          return create(SignPasskeyDataResponseSchema, { signedPasskeyData: token });
+        },
+      });
+      router.service(UserService, {
+        getUser: async (req, ctx) => {
+          const projectId = this.header(ctx);
+          this.calls.push(`GetUser ${req.userId} header=${projectId}`);
+          const u = this.users.get(`${projectId}/${req.userId}`);
+          if (!u) throw new ConnectError('user not found', Code.NotFound);
+          return create(GetUserResponseSchema, { user: { userId: req.userId, status: 'active', ...u } });
+        },
+      });
+    });
+  }
+}
+
+/** An InsightsService double: simple fixed rules, and a record of everything it was told. */
+export class RecordingInsights implements InsightsService {
+  readonly events: (CeremonyEvent & { notificationRequested?: boolean })[] = [];
+  readonly envs: Array<{ projectId: string; userId: string; client: ClientContext }> = [];
+  readonly appendInputs: AppendInsightsInput[] = [];
+  readonly loginInputs: LoginInsightsInput[] = [];
+  readonly forgotten: string[] = [];
+
+  async forAppend(input: AppendInsightsInput): Promise<AppendInsights> {
+    this.appendInputs.push(input);
+    const appendAllow = input.flags.forcePasskeyAppend || input.client.uvpaAvailable;
+    return {
+      appendAllow,
+      detection: this.detection(input.passkeys.map((p) => p.id)),
+      decision: { tag: appendAllow ? 'test-allow' : 'env-no-platform-pk-support', isRestrictedBrowser: false, variant: 'default', auto: false, conditional: false, customData: { source: 'test' } },
+    };
+  }
+
+  async forLogin(input: LoginInsightsInput): Promise<LoginInsights> {
+    this.loginInputs.push(input);
+    return {
+      loginAllow: input.passkeys.length > 0,
+      detection: this.detection(input.passkeys.map((p) => p.id)),
+      decision: { tag: 'test-login', isCDACandidate: input.strategy === 'maximize', experiments: ['exp-a'], preferImmediatelyAvailable: input.strategy === 'minimize' },
+    };
+  }
+
+  async recordClientEnv(projectId: string, userId: string, client: ClientContext): Promise<string> {
+    this.envs.push({ projectId, userId, client });
+    return `env-${client.clientEnvHandle ?? 'none'}`;
+  }
+
+  async recordEvent(event: CeremonyEvent): Promise<void> {
+    this.events.push(event);
+  }
+
+  async forgetUser(projectId: string, userId: string): Promise<void> {
+    this.forgotten.push(`${projectId}/${userId}`);
+  }
+
+  eventTypes(): string[] {
+    return this.events.map((e) => e.type);
+  }
+
+  private detection(credentialIds: string[]) {
+    return {
+      tags: [{ category: 'support' as const, name: 'platform-authenticator' }],
+      credentialIds,
+      clientEnvIds: ['env-a'],
+      passwordManagerIds: [],
+      historyData: {
+        defaultCount: 1,
+        afterErrorCount: 0,
+        afterHybridCount: 0,
+        autoCount: 0,
+        defaultCooldown: false,
+        afterErrorCooldown: false,
+        afterHybridCooldown: false,
+        autoCooldown: false,
+        conditionalCreateCooldown: false,
+        inAppCooldown: false,
+      },
+    };
+  }
+}
+
+/** A clock the tests move; it starts at the real time so the store's TTL sweep leaves sessions alone. */
+export class TestClock {
+  ms = Date.now();
+  now = () => new Date(this.ms);
+  advance(ms: number) {
+    this.ms += ms;
+  }
+}
+
+export interface TestEnv {
+  mongo: EmbeddedMongo | null;
+  store: Store;
+  deps: CeremonyDomainDeps;
+  connect: FakeConnect;
+  insights: RecordingInsights;
+  clock: TestClock;
+  client: Client<typeof CeremonyService>;
+  close(): Promise<void>;
+}
+
+export async function startTestEnv(): Promise<TestEnv> {
+  const mongo = process.env.MONGODB_URI ? null : await startEmbeddedMongo({ port: 0, log: () => undefined });
+  const uri = process.env.MONGODB_URI ?? mongo!.uri;
+  const store = await connectStore(uri, `ceremony_test_${randomBytes(4).toString('hex')}`, ceremonyIndexes);
+  const connect = await new FakeConnect().init();
+  const connectTransport = connect.transport();
+  const insights = new RecordingInsights();
+  const clock = new TestClock();
+  const deps: CeremonyDomainDeps = {
+    projects: rpcProjectDirectory(createClient(ProjectService, connectTransport)),
+    users: rpcUserDirectory(createClient(UserService, connectTransport)),
+    signer: rpcPasskeyDataSigner(createClient(ProjectService, connectTransport)),
+    sessions: mongoSessionStore(store.db),
+    credentials: mongoCredentialStore(store.db),
+    webauthnUsers: mongoWebauthnUserStore(store.db),
+    insights,
+    aaguids: createAaguidCatalog(),
+    logger: silent,
+    now: clock.now,
+  };
+  const client = createClient(
+    CeremonyService,
+    createRouterTransport(ceremonyRoutes(deps), { router: { interceptors: serviceInterceptors({ logger: silent, metrics: createMetrics('ceremony-test') }) } }),
+  );
+  return {
+    mongo,
+    store,
+    deps,
+    connect,
+    insights,
+    clock,
+    client,
+    async close() {
+      await store.db.dropDatabase().catch(() => undefined);
+      await store.close();
+      await mongo?.stop();
+    },
+  };
+}
+
+export const as = (projectId: string) => ({ headers: { 'x-passkeyauth-project-id': projectId } });
+
+export const clientInformation = (over: Record<string, unknown> = {}) => ({
+  remoteAddress: '::ffff:172.18.0.1',
+  userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  userVerifyingPlatformAuthenticatorAvailable: true,
+  conditionalMediationAvailable: true,
+  clientEnvHandle: 'handle-1',
+  ...over,
+});
+
+export async function failure(p: Promise<unknown>): Promise<{ code: Code; type: string | undefined; fields: string[]; error: ConnectError }> {
+  try {
+    await p;
+  } catch (err) {
+    const error = ConnectError.from(err);
+    const info = error.findDetails(ErrorInfoSchema)[0];
+    return { code: error.code, type: info?.type, fields: info?.validation.map((v) => v.field) ?? [], error };
+  }
+  throw new Error('expected the call to fail');
+}

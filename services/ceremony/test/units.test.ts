@@ -1,0 +1,103 @@
+/** The pure rules: transports per strategy, ceremony types, AAGUID details, the metadata file, the project cache. */
+import { createClient, createRouterTransport } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GetProjectPublicInfoResponseSchema, ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { readAaguidMetadataFile } from '../src/aaguidMetadataFile.js';
+import { rpcProjectDirectory } from '../src/connectDirectory.js';
+import { createAaguidCatalog, GENERIC_ICON_DARK, GENERIC_ICON_LIGHT } from '../src/domain/aaguidDetails.js';
+import { ceremonyTypeOf, hintsFor, offeredTransports } from '../src/domain/ceremonyRules.js';
+
+describe('offeredTransports and hintsFor', () => {
+  it('standard keeps, minimize drops hybrid, maximize adds it; unknown transports stay unknown', () => {
+    expect(offeredTransports(['hybrid', 'internal'], 'standard')).toEqual(['hybrid', 'internal']);
+    expect(offeredTransports(['hybrid', 'internal'], 'minimize')).toEqual(['internal']);
+    expect(offeredTransports(['usb'], 'maximize')).toEqual(['usb', 'hybrid']);
+    expect(offeredTransports(['hybrid'], 'maximize')).toEqual(['hybrid']);
+    expect(offeredTransports([], 'maximize')).toEqual([]);
+    expect(offeredTransports([], 'minimize')).toEqual([]);
+    expect([hintsFor('standard'), hintsFor('minimize'), hintsFor('maximize')]).toEqual([[], ['client-device'], ['hybrid']]);
+  });
+});
+
+describe('ceremonyTypeOf', () => {
+  it('cda for cross-platform with hybrid, security-key for cross-platform without, local otherwise', () => {
+    expect(ceremonyTypeOf('cross-platform', ['hybrid', 'internal'])).toBe('cda');
+    expect(ceremonyTypeOf('cross-platform', ['usb', 'nfc'])).toBe('security-key');
+    expect(ceremonyTypeOf('cross-platform', [])).toBe('security-key');
+    expect(ceremonyTypeOf('platform', ['hybrid'])).toBe('local');
+    expect(ceremonyTypeOf(null, ['hybrid'])).toBe('local');
+  });
+});
+
+describe('AAGUID details', () => {
+  it('names from the package, generic names otherwise, generic icons as data URIs', () => {
+    const catalog = createAaguidCatalog();
+    expect(catalog.details('08987058-CADC-4B81-B6E1-30DE50DCBE96')).toEqual({
+      aaguid: '08987058-cadc-4b81-b6e1-30de50dcbe96',
+      name: 'Windows Hello',
+      iconLight: GENERIC_ICON_LIGHT,
+      iconDark: GENERIC_ICON_DARK,
+    });
+    expect(catalog.details('00000000-0000-0000-0000-000000000000').name).toBe('Passkey');
+    expect(catalog.details('12345678-1234-1234-1234-123456789abc').name).toBe('Unknown authenticator');
+    expect(catalog.details('__proto__').name).toBe('Unknown authenticator');
+    expect(Buffer.from(GENERIC_ICON_LIGHT.split(',')[1], 'base64').toString()).toMatch(/^<svg [^>]*stroke="#1f2937"/);
+    expect(GENERIC_ICON_DARK).not.toBe(GENERIC_ICON_LIGHT);
+  });
+
+  it("the operator's metadata file overrides names and supplies icons", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aaguid-'));
+    const file = join(dir, 'aaguids.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        '08987058-cadc-4b81-b6e1-30de50dcbe96': { name: 'Windows Hello (ours)', icon_light: 'data:image/png;base64,AAAA', icon_dark: 'data:image/png;base64,BBBB' },
+        'FBFC3007-154E-4ECC-8C0B-6E020557D7BD': { name: 'iCloud Keychain', icon_light: 'data:image/svg+xml;base64,CCCC', icon_dark: null },
+        'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4': { icon_light: 'https://tracker.example/icon.png' },
+      }),
+    );
+    const catalog = createAaguidCatalog(await readAaguidMetadataFile(file));
+    expect(catalog.details('08987058-cadc-4b81-b6e1-30de50dcbe96')).toMatchObject({ name: 'Windows Hello (ours)', iconLight: 'data:image/png;base64,AAAA', iconDark: 'data:image/png;base64,BBBB' });
+    // A missing variant falls back to the other one.
+    expect(catalog.details('fbfc3007-154e-4ecc-8c0b-6e020557d7bd')).toMatchObject({ name: 'iCloud Keychain', iconLight: 'data:image/svg+xml;base64,CCCC', iconDark: 'data:image/svg+xml;base64,CCCC' });
+    // Only data URIs are used as icons; the package's name stays.
+    expect(catalog.details('ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4')).toMatchObject({ name: 'Google Password Manager', iconLight: GENERIC_ICON_LIGHT });
+
+    for (const [content, message] of [
+      ['nope', /is not JSON/],
+      ['[]', /JSON object keyed by AAGUID/],
+      ['{"x": {}}', /is not an AAGUID/],
+      ['{"08987058-cadc-4b81-b6e1-30de50dcbe96": {"name": 5}}', /name must be a string/],
+    ] as const) {
+      await writeFile(file, content);
+      await expect(readAaguidMetadataFile(file)).rejects.toThrow(message);
+    }
+  });
+});
+
+describe('rpcProjectDirectory', () => {
+  it('reuses a project for the TTL, then asks again; defaults an unknown policy to required', async () => {
+    let calls = 0;
+    let t = 0;
+    const transport = createRouterTransport((router) =>
+      router.service(ProjectService, {
+        getProjectPublicInfo: async (req) => {
+          calls++;
+          return create(GetProjectPublicInfoResponseSchema, { projectId: req.projectId, rpId: 'example.com', rpName: 'E', origins: ['https://example.com'], userVerification: '' });
+        },
+      }),
+    );
+    const dir = rpcProjectDirectory(createClient(ProjectService, transport), { ttlMs: 30_000, now: () => t });
+    expect((await dir.get('pro-1')).userVerification).toBe('required');
+    t = 29_999;
+    await dir.get('pro-1');
+    expect(calls).toBe(1);
+    t = 30_000;
+    await dir.get('pro-1');
+    expect(calls).toBe(2);
+  });
+});
