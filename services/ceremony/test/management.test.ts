@@ -68,7 +68,7 @@ describe('ListCredentials', () => {
     expect((await list('', 3, 2)).credentials).toEqual([]);
   });
 
-  it('an unknown sort is InvalidArgument on sort; another project sees nothing', async () => {
+  it("an unknown sort is InvalidArgument on sort; another project sees nothing; an unknown user is NotFound", async () => {
     await threePasskeys();
     for (const sort of ['name:asc', 'created', 'created:up', 'created:asc:x']) {
       const f = await failure(env.client.listCredentials({ userId: 'usr-1', sort }, as('pro-1')));
@@ -76,6 +76,8 @@ describe('ListCredentials', () => {
       expect(f.fields).toEqual(['sort']);
     }
     expect((await env.client.listCredentials({ userId: 'usr-1' }, as('pro-2'))).credentials).toEqual([]);
+    const f = await failure(env.client.listCredentials({ userId: 'usr-99' }, as('pro-1')));
+    expect([f.code, f.type]).toEqual([Code.NotFound, 'user_not_found']);
   });
 });
 

@@ -10,6 +10,7 @@ import { readAaguidMetadataFile } from '../src/aaguidMetadataFile.js';
 import { rpcProjectDirectory } from '../src/connectDirectory.js';
 import { createAaguidCatalog, GENERIC_ICON_DARK, GENERIC_ICON_LIGHT } from '../src/domain/aaguidDetails.js';
 import { ceremonyTypeOf, hintsFor, offeredTransports } from '../src/domain/ceremonyRules.js';
+import { coseKeyProblem } from '../src/domain/responseFields.js';
 
 describe('offeredTransports and hintsFor', () => {
   it('standard keeps, minimize drops hybrid, maximize adds it; unknown transports stay unknown', () => {
@@ -99,5 +100,26 @@ describe('rpcProjectDirectory', () => {
     t = 30_000;
     await dir.get('pro-1');
     expect(calls).toBe(2);
+  });
+});
+
+describe('coseKeyProblem (credential public keys must be whole)', () => {
+  const bytes = (n: number) => new Uint8Array(n).fill(7);
+  const key = (entries: [number, unknown][]) => new Map<number, unknown>(entries);
+
+  it('accepts whole P-256, P-384, Ed25519 and RSA-2048 keys', () => {
+    expect(coseKeyProblem(key([[1, 2], [3, -7], [-1, 1], [-2, bytes(32)], [-3, bytes(32)]]))).toBeNull();
+    expect(coseKeyProblem(key([[1, 2], [3, -35], [-1, 2], [-2, bytes(48)], [-3, bytes(48)]]))).toBeNull();
+    expect(coseKeyProblem(key([[1, 1], [3, -8], [-1, 6], [-2, bytes(32)]]))).toBeNull();
+    expect(coseKeyProblem(key([[1, 3], [3, -257], [-1, bytes(256)], [-2, bytes(3)]]))).toBeNull();
+  });
+
+  it('refuses a truncated coordinate, key or modulus, and unknown curves and key types', () => {
+    expect(coseKeyProblem(key([[1, 2], [-1, 1], [-2, bytes(32)], [-3, bytes(31)]]))).toMatch(/32 bytes/);
+    expect(coseKeyProblem(key([[1, 1], [-1, 6], [-2, bytes(31)]]))).toMatch(/32 bytes/);
+    expect(coseKeyProblem(key([[1, 3], [-1, bytes(255)], [-2, bytes(3)]]))).toMatch(/modulus/);
+    expect(coseKeyProblem(key([[1, 3], [-1, bytes(256)]]))).toMatch(/exponent/);
+    expect(coseKeyProblem(key([[1, 2], [-1, 9], [-2, bytes(32)], [-3, bytes(32)]]))).toMatch(/curve/);
+    expect(coseKeyProblem(key([[1, 4]]))).toMatch(/key type/);
   });
 });

@@ -1,4 +1,4 @@
-import { invalidArgument } from '../../../runtime/errors.js';
+import { invalidArgument, notFound } from '../../../runtime/errors.js';
 import type { CredentialRecord, CredentialSortField } from '../store/credentials.js';
 import type { CeremonyDomainDeps } from './deps.js';
 
@@ -23,9 +23,13 @@ export interface CredentialPage {
 
 const SORT_FIELDS: Record<string, CredentialSortField> = { created: 'createdAt', lastUsed: 'lastUsedAt' };
 
-/** Lists one page of a user's passkeys in this project (an unknown user simply has none). */
-export async function listCredentials(deps: Pick<CeremonyDomainDeps, 'credentials'>, input: ListCredentialsInput): Promise<CredentialPage> {
+/**
+ * Lists one page of a user's passkeys in this project. A user that does not exist here (unknown,
+ * deleted, or another project's) is not_found `user_not_found`, as on every other user path.
+ */
+export async function listCredentials(deps: Pick<CeremonyDomainDeps, 'credentials' | 'users'>, input: ListCredentialsInput): Promise<CredentialPage> {
   const sort = parseSort(input.sort);
+  if (!(await deps.users.find(input.projectId, input.userId))) throw notFound('user_not_found', `user ${input.userId} does not exist`);
   const page = input.page ?? 1;
   const pageSize = Math.min(input.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const { items, total } = await deps.credentials.page({ projectId: input.projectId, userId: input.userId, sort, skip: (page - 1) * pageSize, limit: pageSize });

@@ -1,4 +1,4 @@
-import { decodeAttestationObject } from '@simplewebauthn/server/helpers';
+import { decodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import {
   badResponse,
@@ -44,9 +44,13 @@ export function parseAttestationResponse(raw: string): ParsedAttestation {
   const attestationObject = readBase64Url(FIELD, response, 'attestationObject', 'response.attestationObject');
   const transports = readTransports(FIELD, response);
 
-  let decoded: ReturnType<typeof decodeAttestationObject>;
+  let decoded: CBORType;
   try {
-    decoded = decodeAttestationObject(attestationObject);
+    // Strict: the bytes must be exactly one CBOR item. simplewebauthn's decodeAttestationObject
+    // reads only a first item and cuts a byte string that runs past the end of the input, so a
+    // truncated attestationObject ("none", whose authData nothing signs) would be accepted and its
+    // cut-off credential public key stored. (A copy: the decoder reads the whole underlying buffer.)
+    decoded = decodeCBOR(new Uint8Array(attestationObject));
   } catch (err) {
     throw badResponse(FIELD, 'response.attestationObject is not valid CBOR', err);
   }

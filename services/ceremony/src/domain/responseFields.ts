@@ -148,11 +148,13 @@ export function readAuthenticatorData(field: ResponseField, bytes: Uint8Array, p
     counter: parsed.counter,
   };
   if (parsed.aaguid && parsed.credentialID && parsed.credentialPublicKey) {
+    let problem: string | null;
     try {
-      decodeCredentialPublicKey(parsed.credentialPublicKey);
+      problem = coseKeyProblem(decodeCredentialPublicKey(parsed.credentialPublicKey));
     } catch (err) {
       throw badResponse(field, `${path} holds a credential public key that is not valid COSE`, err);
     }
+    if (problem) throw badResponse(field, `${path} holds a credential public key that is not usable: ${problem}`);
     facts.aaguid = formatAaguid(parsed.aaguid);
     facts.credentialId = canonicalId(parsed.credentialID);
     facts.credentialPublicKey = new Uint8Array(parsed.credentialPublicKey);
@@ -171,4 +173,42 @@ export function readTransports(field: ResponseField, response: Record<string, un
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw badResponse(field, 'response.transports must be an array of strings');
   return [...new Set((v as string[]).filter((t) => KNOWN_TRANSPORTS.includes(t)))].sort();
+}
+
+/** Key parameter sizes by COSE curve: EC2 P-256/384/521 coordinates, OKP Ed25519/Ed448 keys. */
+const EC2_COORDINATE_BYTES: Record<number, number> = { 1: 32, 2: 48, 3: 66 };
+const OKP_KEY_BYTES: Record<number, number> = { 6: 32, 7: 57 };
+
+/**
+ * Why a decoded COSE key cannot be a real public key, or null. The CBOR decoder shortens a byte
+ * string that runs past the end of its input instead of failing, so a truncated "none" attestation
+ * (which nothing signs) would otherwise store a key that can never verify a login.
+ */
+export function coseKeyProblem(key: { get(label: number): unknown }): string | null {
+  const bytes = (label: number): number => {
+    const v = key.get(label);
+    return v instanceof Uint8Array ? v.length : -1;
+  };
+  const kty = key.get(1);
+  const crv = key.get(-1);
+  if (kty === 2) {
+    const size = typeof crv === 'number' ? EC2_COORDINATE_BYTES[crv] : undefined;
+    if (!size) return `unsupported EC2 curve ${String(crv)}`;
+    if (bytes(-2) !== size || bytes(-3) !== size) return `EC2 coordinates must be ${size} bytes each`;
+    return null;
+  }
+  if (kty === 1) {
+    const size = typeof crv === 'number' ? OKP_KEY_BYTES[crv] : undefined;
+    if (!size) return `unsupported OKP curve ${String(crv)}`;
+    if (bytes(-2) !== size) return `OKP key must be ${size} bytes`;
+    return null;
+  }
+  if (kty === 3) {
+    const modulus = bytes(-1);
+    const exponent = bytes(-2);
+    if (modulus < 256 || modulus > 1024) return 'RSA modulus must be 2048 to 8192 bits';
+    if (exponent < 1 || exponent > 8) return 'RSA exponent is missing or too long';
+    return null;
+  }
+  return `unsupported key type ${String(kty)}`;
 }
