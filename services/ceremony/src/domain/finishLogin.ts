@@ -1,5 +1,5 @@
 import { notFound } from '../../../runtime/errors.js';
-import { buildPasskeyData } from './buildPasskeyData.js';
+import { completeAssertion } from './completeAssertion.js';
 import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import type { ClientContext } from './insights/types.js';
@@ -60,16 +60,16 @@ export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginIn
     if (failureReason(err) !== 'counter_regression') await fail(failureReason(err));
     throw err;
   }
-  await recordEvent(deps, {
+  return completeAssertion(deps, {
     projectId: input.projectId,
     userId: input.userId,
-    type: 'login-succeeded',
-    processId: input.processId, trackingId: input.trackingId,
-    credentialId: saved._id,
+    eventType: 'login-succeeded',
+    processId: input.processId,
+    trackingId: input.trackingId,
     client: input.client,
-    at: deps.now(),
+    saved,
+    session,
+    attachment: parsed.attachment,
+    signPasskeyData: input.signPasskeyData === true,
   });
-  const passkeyData = buildPasskeyData(deps, saved, session, parsed.attachment, saved.transports);
-  if (!input.signPasskeyData) return { passkeyData };
-  return { passkeyData, signedPasskeyData: await deps.signer.sign(input.projectId, passkeyData) };
 }

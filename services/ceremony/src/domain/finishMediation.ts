@@ -1,4 +1,4 @@
-import { buildPasskeyData } from './buildPasskeyData.js';
+import { completeAssertion } from './completeAssertion.js';
 import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import type { ClientContext } from './insights/types.js';
@@ -37,7 +37,8 @@ export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMed
       projectId: input.projectId,
       ...(userId ? { userId } : {}),
       type: 'mediation-failed',
-      processId: input.processId, trackingId: input.trackingId,
+      processId: input.processId,
+      trackingId: input.trackingId,
       reason,
       client: input.client,
       at: deps.now(),
@@ -73,16 +74,16 @@ export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMed
     if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential.userId);
     throw err;
   }
-  await recordEvent(deps, {
+  return completeAssertion(deps, {
     projectId: input.projectId,
     userId: saved.userId,
-    type: 'mediation-succeeded',
-    processId: input.processId, trackingId: input.trackingId,
-    credentialId: saved._id,
+    eventType: 'mediation-succeeded',
+    processId: input.processId,
+    trackingId: input.trackingId,
     client: input.client,
-    at: deps.now(),
+    saved,
+    session,
+    attachment: parsed.attachment,
+    signPasskeyData: input.signPasskeyData === true,
   });
-  const passkeyData = buildPasskeyData(deps, saved, session, parsed.attachment, saved.transports);
-  if (!input.signPasskeyData) return { passkeyData };
-  return { passkeyData, signedPasskeyData: await deps.signer.sign(input.projectId, passkeyData) };
 }
