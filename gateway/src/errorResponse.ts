@@ -63,12 +63,18 @@ export function fromConnectError(err: unknown): HttpError {
   // A failed precondition on something that has run out ("…_expired") is 410 Gone rather than 409.
   if (ce.code === Code.FailedPrecondition && info?.type.endsWith('_expired')) status = 410;
   if (info) {
-    return new HttpError(status, {
-      type: info.type,
-      details: info.details,
-      validation: info.validation.map((v) => ({ field: v.field, message: v.message })),
-      links: info.links,
-    });
+    // A rate limit says when to come back; HTTP says it with Retry-After.
+    const headers: Record<string, string> = info.retryAfterSeconds > 0 ? { 'retry-after': String(info.retryAfterSeconds) } : {};
+    return new HttpError(
+      status,
+      {
+        type: info.type,
+        details: info.details,
+        validation: info.validation.map((v) => ({ field: v.field, message: v.message })),
+        links: info.links,
+      },
+      headers,
+    );
   }
   if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
     return new HttpError(status, { type: 'service_unavailable', details: 'a backing service is not reachable; try again shortly' });

@@ -24,6 +24,7 @@ const config = {
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
   upstreamTimeoutMs: env.int('UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
+  trustForwardedFor: env.string('TRUST_FORWARDED_FOR', 'false') === 'true',
 };
 const logger = createLogger('gateway');
 try {
@@ -44,6 +45,7 @@ try {
     registry: metrics.registry,
     ready: async () => accepting,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
+    trustForwardedFor: config.trustForwardedFor,
   });
   const frontendPort = await listen(servers.frontend, config.frontendPort, config.host);
   const backendPort = await listen(servers.backend, config.backendPort, config.host);

@@ -31,6 +31,8 @@ export interface GatewayDeps {
   ready: () => Promise<boolean>;
   /** Deadline for one call to a backing service. */
   upstreamTimeoutMs: number;
+  /** Behind a trusted proxy (ingress): take the client address from X-Forwarded-For. */
+  trustForwardedFor: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -111,7 +113,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     for (const name of route.params) json[name] = match.params[name];
     const message = decodeMessage(route.method.input, json);
 
-    const headers: Record<string, string> = { 'x-request-id': requestId };
+    const headers: Record<string, string> = { 'x-request-id': requestId, 'x-passkeyauth-client-address': clientAddress(req, deps.trustForwardedFor) };
     if (projectId) headers['x-passkeyauth-project-id'] = projectId;
     const transport = deps.upstreams[serviceNameOf(route.service)];
     // buildRouteTable admits unary RPCs only.
@@ -185,4 +187,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.setHeader('content-type', 'application/json');
   res.setHeader('cache-control', 'no-store');
   res.end(JSON.stringify(body));
+}
+
+/** The caller's address: the socket peer, or the left-most X-Forwarded-For entry behind a trusted proxy. */
+function clientAddress(req: IncomingMessage, trustForwardedFor: boolean): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  const first = typeof forwarded === 'string' ? forwarded.split(',')[0].trim() : '';
+  const address = trustForwardedFor && first ? first : (req.socket.remoteAddress ?? '');
+  return address.slice(0, 64);
 }

@@ -137,6 +137,7 @@ beforeAll(async () => {
       return readyFlag;
     },
     upstreamTimeoutMs: 5000,
+    trustForwardedFor: false,
   });
   frontend = servers.frontend;
   backend = servers.backend;

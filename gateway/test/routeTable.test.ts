@@ -157,9 +157,15 @@ describe('buildRouteTable over the generated descriptors', () => {
 
     it('an unknown path is 404', () => {
       expect(matchRoute(routes, 'backend', 'GET', '/v2/nothing')).toEqual({ kind: 'not_found' });
-      expect(matchRoute(routes, 'backend', 'POST', '/v2/users/usr-1/challenges/extra')).toEqual({ kind: 'not_found' });
+      expect(matchRoute(routes, 'backend', 'POST', '/v2/users/usr-1/challenges/cha-1/extra')).toEqual({ kind: 'not_found' });
       expect(matchRoute(routes, 'backend', 'POST', '/v2/users//challenges')).toEqual({ kind: 'not_found' });
       expect(matchRoute(routes, 'backend', 'POST', '/v2/users/usr-1/challenges/')).toEqual({ kind: 'not_found' });
+    });
+
+    it('a challenge path with a method it does not serve is 405 with the methods it does', () => {
+      const m = matchRoute(routes, 'backend', 'POST', '/v2/users/usr-1/challenges/cha-1');
+      expect(m.kind).toBe('method_not_allowed');
+      expect(m.kind === 'method_not_allowed' && [...m.allowed].sort()).toEqual(['GET', 'PATCH']);
     });
 
     it('keeps the listeners apart: backend routes are not found on the frontend and vice versa', () => {

@@ -7,10 +7,13 @@ import { unauthenticated } from './errors.js';
 export const HEADERS = {
   requestId: 'x-request-id',
   projectId: 'x-passkeyauth-project-id',
+  /** The end user's (or calling server's) network address as the gateway saw it, for rate limits. */
+  clientAddress: 'x-passkeyauth-client-address',
 } as const;
 
 export const requestIdKey = createContextKey<string>('', { description: 'request ID' });
 export const projectIdKey = createContextKey<string>('', { description: 'authenticated project ID' });
+export const clientAddressKey = createContextKey<string>('', { description: 'caller network address' });
 export const loggerKey = createContextKey<Logger | null>(null, { description: 'request logger' });
 
 /** The project the caller authenticated as; RPCs that act on tenant data require it. */

@@ -20,15 +20,19 @@ export interface FieldProblem {
 }
 
 export class DomainError extends Error {
+  /** For rate limits: whole seconds until a retry can succeed (sent on as Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     readonly kind: ErrorKind,
     /** Machine-readable error.type of the errorRsp body, e.g. "identifier_already_exists". */
     readonly type: string,
     message: string,
     readonly validation: FieldProblem[] = [],
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 
@@ -38,4 +42,7 @@ export const notFound = (type: string, message: string) => new DomainError('not_
 export const alreadyExists = (type: string, message: string) => new DomainError('already_exists', type, message);
 export const failedPrecondition = (type: string, message: string) => new DomainError('failed_precondition', type, message);
 export const unauthenticated = (type: string, message: string) => new DomainError('unauthenticated', type, message);
+/** A limit was hit; the caller may try again after `retryAfterSeconds` (at least 1). */
+export const resourceExhausted = (type: string, message: string, retryAfterSeconds: number) =>
+  new DomainError('resource_exhausted', type, message, [], { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const permissionDenied = (type: string, message: string) => new DomainError('permission_denied', type, message);

@@ -12,7 +12,7 @@ import { createValidator } from '@bufbuild/protovalidate';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorInfoSchema } from '../../gen/passkeyauth/common/v1/errors_pb.js';
-import { HEADERS, loggerKey, projectIdKey, requestIdKey } from './context.js';
+import { clientAddressKey, HEADERS, loggerKey, projectIdKey, requestIdKey } from './context.js';
 import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 
@@ -27,6 +27,8 @@ export function contextInterceptor(logger: Logger): Interceptor {
     const header = req.header.get(HEADERS.projectId);
     const project = header && PROJECT_ID.test(header) ? header : undefined;
     if (project) req.contextValues.set(projectIdKey, project);
+    const address = req.header.get(HEADERS.clientAddress);
+    if (address && address.length <= 64) req.contextValues.set(clientAddressKey, address);
     req.contextValues.set(loggerKey, logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) }));
     return next(req);
   };
@@ -66,7 +68,7 @@ const CODES: Record<ErrorKind, Code> = {
 };
 
 export function toConnectError(err: DomainError): ConnectError {
-  const info = create(ErrorInfoSchema, { type: err.type, details: err.message, validation: err.validation });
+  const info = create(ErrorInfoSchema, { type: err.type, details: err.message, validation: err.validation, retryAfterSeconds: err.retryAfterSeconds ?? 0 });
   return new ConnectError(err.message, CODES[err.kind], undefined, [{ desc: ErrorInfoSchema, value: info }], err.cause ?? err);
 }
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/challenge/v1/challenge_service.proto.
  */
 export const file_passkeyauth_challenge_v1_challenge_service: GenFile = /*@__PURE__*/
-  fileDesc("CjBwYXNza2V5YXV0aC9jaGFsbGVuZ2UvdjEvY2hhbGxlbmdlX3NlcnZpY2UucHJvdG8SGHBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MSKGAQoJQ2hhbGxlbmdlEiEKDGNoYWxsZW5nZV9pZBgBIAEoCVILY2hhbGxlbmdlSUQSDAoEdHlwZRgCIAEoCRIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEg0KBXZhbHVlGAQgASgJEg8KB2V4cGlyZXMYBSABKAMSDgoGc3RhdHVzGAYgASgJIu4CChZDcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEj0KDmNoYWxsZW5nZV90eXBlGAIgASgJQiW6SCJyIFIJZW1haWxfb3RwUgplbWFpbF9saW5rUgdzbXNfb3RwEiQKEGlkZW50aWZpZXJfdmFsdWUYAyABKAlCCrpIB3IFEAEYwAISUwoSY2xpZW50X2luZm9ybWF0aW9uGAQgASgLMi8ucGFzc2tleWF1dGguY29tbW9uLnYxLkJhY2tlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBEjMKEmNoYWxsZW5nZV9tZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSHQoQbGlmZXRpbWVfc2Vjb25kcxgGIAEoA0gAiAEBQhMKEV9saWZldGltZV9zZWNvbmRzIlEKF0NyZWF0ZUNoYWxsZW5nZVJlc3BvbnNlEjYKCWNoYWxsZW5nZRgBIAEoCzIjLnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5DaGFsbGVuZ2UiUAobRGVsZXRlVXNlckNoYWxsZW5nZXNSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIi8KHERlbGV0ZVVzZXJDaGFsbGVuZ2VzUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoAzLQAgoQQ2hhbGxlbmdlU2VydmljZRKzAQoPQ3JlYXRlQ2hhbGxlbmdlEjAucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaMS5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2UiO6K7GDcKBFBPU1QSHS92Mi91c2Vycy97dXNlcklEfS9jaGFsbGVuZ2VzGgViYXNpYyoJY2hhbGxlbmdlEoUBChREZWxldGVVc2VyQ2hhbGxlbmdlcxI1LnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5EZWxldGVVc2VyQ2hhbGxlbmdlc1JlcXVlc3QaNi5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuRGVsZXRlVXNlckNoYWxsZW5nZXNSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CjBwYXNza2V5YXV0aC9jaGFsbGVuZ2UvdjEvY2hhbGxlbmdlX3NlcnZpY2UucHJvdG8SGHBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MSKVAQoJQ2hhbGxlbmdlEiEKDGNoYWxsZW5nZV9pZBgBIAEoCVILY2hhbGxlbmdlSUQSDAoEdHlwZRgCIAEoCRIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEhIKBXZhbHVlGAQgASgJSACIAQESDwoHZXhwaXJlcxgFIAEoAxIOCgZzdGF0dXMYBiABKAlCCAoGX3ZhbHVlIu4CChZDcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEj0KDmNoYWxsZW5nZV90eXBlGAIgASgJQiW6SCJyIFIJZW1haWxfb3RwUgplbWFpbF9saW5rUgdzbXNfb3RwEiQKEGlkZW50aWZpZXJfdmFsdWUYAyABKAlCCrpIB3IFEAEYwAISUwoSY2xpZW50X2luZm9ybWF0aW9uGAQgASgLMi8ucGFzc2tleWF1dGguY29tbW9uLnYxLkJhY2tlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBEjMKEmNoYWxsZW5nZV9tZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSHQoQbGlmZXRpbWVfc2Vjb25kcxgGIAEoA0gAiAEBQhMKEV9saWZldGltZV9zZWNvbmRzIlEKF0NyZWF0ZUNoYWxsZW5nZVJlc3BvbnNlEjYKCWNoYWxsZW5nZRgBIAEoCzIjLnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5DaGFsbGVuZ2UiUAobRGVsZXRlVXNlckNoYWxsZW5nZXNSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIi8KHERlbGV0ZVVzZXJDaGFsbGVuZ2VzUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoAyKjAQoWVmVyaWZ5Q2hhbGxlbmdlUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI7CgxjaGFsbGVuZ2VfaWQYAiABKAlCGLpIFXITMhFeY2hhLVswLTldezEsMzB9JFILY2hhbGxlbmdlSUQSGQoFdmFsdWUYAyABKAlCCrpIB3IFEAEYgAIiUQoXVmVyaWZ5Q2hhbGxlbmdlUmVzcG9uc2USNgoJY2hhbGxlbmdlGAEgASgLMiMucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkNoYWxsZW5nZSKFAQoTR2V0Q2hhbGxlbmdlUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI7CgxjaGFsbGVuZ2VfaWQYAiABKAlCGLpIFXITMhFeY2hhLVswLTldezEsMzB9JFILY2hhbGxlbmdlSUQiTgoUR2V0Q2hhbGxlbmdlUmVzcG9uc2USNgoJY2hhbGxlbmdlGAEgASgLMiMucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkNoYWxsZW5nZSKjAgogQ3JlYXRlQW5kRGVsaXZlckNoYWxsZW5nZVJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoOY2hhbGxlbmdlX3R5cGUYAiABKAlCJbpIInIgUgllbWFpbF9vdHBSCmVtYWlsX2xpbmtSB3Ntc19vdHASJAoQaWRlbnRpZmllcl92YWx1ZRgDIAEoCUIKukgHcgUQARjAAhIzChJjaGFsbGVuZ2VfbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh0KEGxpZmV0aW1lX3NlY29uZHMYBSABKANIAIgBAUITChFfbGlmZXRpbWVfc2Vjb25kcyJbCiFDcmVhdGVBbmREZWxpdmVyQ2hhbGxlbmdlUmVzcG9uc2USNgoJY2hhbGxlbmdlGAEgASgLMiMucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkNoYWxsZW5nZSKWAgoXU2VuZE5vdGlmaWNhdGlvblJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSGQoFZW1haWwYAiABKAlCCrpIB3IFEAMYwAISIgoEa2luZBgDIAEoCUIUukgRcg9SDXBhc3NrZXlfYWRkZWQSWQoHZGV0YWlscxgEIAMoCzI+LnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5TZW5kTm90aWZpY2F0aW9uUmVxdWVzdC5EZXRhaWxzRW50cnlCCLpIBZoBAhAKGi4KDERldGFpbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIhoKGFNlbmROb3RpZmljYXRpb25SZXNwb25zZTLhBwoQQ2hhbGxlbmdlU2VydmljZRKzAQoPQ3JlYXRlQ2hhbGxlbmdlEjAucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaMS5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2UiO6K7GDcKBFBPU1QSHS92Mi91c2Vycy97dXNlcklEfS9jaGFsbGVuZ2VzGgViYXNpYyoJY2hhbGxlbmdlEsIBCg9WZXJpZnlDaGFsbGVuZ2USMC5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuVmVyaWZ5Q2hhbGxlbmdlUmVxdWVzdBoxLnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5WZXJpZnlDaGFsbGVuZ2VSZXNwb25zZSJKorsYRgoFUEFUQ0gSKy92Mi91c2Vycy97dXNlcklEfS9jaGFsbGVuZ2VzL3tjaGFsbGVuZ2VJRH0aBWJhc2ljKgljaGFsbGVuZ2UStwEKDEdldENoYWxsZW5nZRItLnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5HZXRDaGFsbGVuZ2VSZXF1ZXN0Gi4ucGFzc2tleWF1dGguY2hhbGxlbmdlLnYxLkdldENoYWxsZW5nZVJlc3BvbnNlIkiiuxhECgNHRVQSKy92Mi91c2Vycy97dXNlcklEfS9jaGFsbGVuZ2VzL3tjaGFsbGVuZ2VJRH0aBWJhc2ljKgljaGFsbGVuZ2USlAEKGUNyZWF0ZUFuZERlbGl2ZXJDaGFsbGVuZ2USOi5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuQ3JlYXRlQW5kRGVsaXZlckNoYWxsZW5nZVJlcXVlc3QaOy5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuQ3JlYXRlQW5kRGVsaXZlckNoYWxsZW5nZVJlc3BvbnNlEnkKEFNlbmROb3RpZmljYXRpb24SMS5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuU2VuZE5vdGlmaWNhdGlvblJlcXVlc3QaMi5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuU2VuZE5vdGlmaWNhdGlvblJlc3BvbnNlEoUBChREZWxldGVVc2VyQ2hhbGxlbmdlcxI1LnBhc3NrZXlhdXRoLmNoYWxsZW5nZS52MS5EZWxldGVVc2VyQ2hhbGxlbmdlc1JlcXVlc3QaNi5wYXNza2V5YXV0aC5jaGFsbGVuZ2UudjEuRGVsZXRlVXNlckNoYWxsZW5nZXNSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_gateway_v1_http]);
 
 /**
  * Challenge is a one-time challenge as the backend API returns it.
@@ -45,12 +45,12 @@ export type Challenge = Message<"passkeyauth.challenge.v1.Challenge"> & {
   identifierValue: string;
 
   /**
-   * The secret: a 6-digit code (email_otp, sms_otp) or a 128-bit+ token (email_link). Only the
-   * creation response carries it; the service keeps just a keyed hash.
+   * The secret: a 6-digit code (email_otp, sms_otp) or a 256-bit token (email_link). Only the
+   * B1 creation response carries it; the service keeps just a keyed hash.
    *
-   * @generated from field: string value = 4;
+   * @generated from field: optional string value = 4;
    */
-  value: string;
+  value?: string | undefined;
 
   /**
    * Expiry as Unix time in seconds.
@@ -194,6 +194,239 @@ export const DeleteUserChallengesResponseSchema: GenMessage<DeleteUserChallenges
   messageDesc(file_passkeyauth_challenge_v1_challenge_service, 4);
 
 /**
+ * VerifyChallengeRequest is the reference challengeUpdateReq plus the path parameters.
+ *
+ * @generated from message passkeyauth.challenge.v1.VerifyChallengeRequest
+ */
+export type VerifyChallengeRequest = Message<"passkeyauth.challenge.v1.VerifyChallengeRequest"> & {
+  /**
+   * The user the challenge belongs to (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The challenge (path parameter).
+   *
+   * @generated from field: string challenge_id = 2 [json_name = "challengeID"];
+   */
+  challengeId: string;
+
+  /**
+   * The value the user entered or the token of the link they followed.
+   *
+   * @generated from field: string value = 3;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.VerifyChallengeRequest.
+ * Use `create(VerifyChallengeRequestSchema)` to create a new message.
+ */
+export const VerifyChallengeRequestSchema: GenMessage<VerifyChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 5);
+
+/**
+ * VerifyChallengeResponse carries the challenge with its new status.
+ *
+ * @generated from message passkeyauth.challenge.v1.VerifyChallengeResponse
+ */
+export type VerifyChallengeResponse = Message<"passkeyauth.challenge.v1.VerifyChallengeResponse"> & {
+  /**
+   * The challenge, without its value.
+   *
+   * @generated from field: passkeyauth.challenge.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.VerifyChallengeResponse.
+ * Use `create(VerifyChallengeResponseSchema)` to create a new message.
+ */
+export const VerifyChallengeResponseSchema: GenMessage<VerifyChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 6);
+
+/**
+ * GetChallengeRequest names a challenge.
+ *
+ * @generated from message passkeyauth.challenge.v1.GetChallengeRequest
+ */
+export type GetChallengeRequest = Message<"passkeyauth.challenge.v1.GetChallengeRequest"> & {
+  /**
+   * The user the challenge belongs to (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The challenge (path parameter).
+   *
+   * @generated from field: string challenge_id = 2 [json_name = "challengeID"];
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.GetChallengeRequest.
+ * Use `create(GetChallengeRequestSchema)` to create a new message.
+ */
+export const GetChallengeRequestSchema: GenMessage<GetChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 7);
+
+/**
+ * GetChallengeResponse carries the challenge.
+ *
+ * @generated from message passkeyauth.challenge.v1.GetChallengeResponse
+ */
+export type GetChallengeResponse = Message<"passkeyauth.challenge.v1.GetChallengeResponse"> & {
+  /**
+   * The challenge, without its value.
+   *
+   * @generated from field: passkeyauth.challenge.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.GetChallengeResponse.
+ * Use `create(GetChallengeResponseSchema)` to create a new message.
+ */
+export const GetChallengeResponseSchema: GenMessage<GetChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 8);
+
+/**
+ * CreateAndDeliverChallengeRequest is what a frontend flow needs verified.
+ *
+ * @generated from message passkeyauth.challenge.v1.CreateAndDeliverChallengeRequest
+ */
+export type CreateAndDeliverChallengeRequest = Message<"passkeyauth.challenge.v1.CreateAndDeliverChallengeRequest"> & {
+  /**
+   * The user the challenge is for.
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * Kind of challenge.
+   *
+   * @generated from field: string challenge_type = 2;
+   */
+  challengeType: string;
+
+  /**
+   * Email address or phone number to verify.
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * Extras, as in B1 (e.g. linkUrl, language).
+   *
+   * @generated from field: google.protobuf.Struct challenge_metadata = 4;
+   */
+  challengeMetadata?: JsonObject | undefined;
+
+  /**
+   * Lifetime in seconds, as in B1.
+   *
+   * @generated from field: optional int64 lifetime_seconds = 5;
+   */
+  lifetimeSeconds?: bigint | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.CreateAndDeliverChallengeRequest.
+ * Use `create(CreateAndDeliverChallengeRequestSchema)` to create a new message.
+ */
+export const CreateAndDeliverChallengeRequestSchema: GenMessage<CreateAndDeliverChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 9);
+
+/**
+ * CreateAndDeliverChallengeResponse carries the delivered challenge, without its value.
+ *
+ * @generated from message passkeyauth.challenge.v1.CreateAndDeliverChallengeResponse
+ */
+export type CreateAndDeliverChallengeResponse = Message<"passkeyauth.challenge.v1.CreateAndDeliverChallengeResponse"> & {
+  /**
+   * The challenge, without its value.
+   *
+   * @generated from field: passkeyauth.challenge.v1.Challenge challenge = 1;
+   */
+  challenge?: Challenge | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.CreateAndDeliverChallengeResponse.
+ * Use `create(CreateAndDeliverChallengeResponseSchema)` to create a new message.
+ */
+export const CreateAndDeliverChallengeResponseSchema: GenMessage<CreateAndDeliverChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 10);
+
+/**
+ * SendNotificationRequest describes a notice to a user.
+ *
+ * @generated from message passkeyauth.challenge.v1.SendNotificationRequest
+ */
+export type SendNotificationRequest = Message<"passkeyauth.challenge.v1.SendNotificationRequest"> & {
+  /**
+   * The user the notice is about.
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The email address to write to.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * Kind of notice: "passkey_added".
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * Details shown in the notice: "passkeyName" (e.g. "iCloud Keychain"), "device" (e.g. "Chrome on
+   * macOS") and "language" ("en" or "de") are read; other keys are ignored.
+   *
+   * @generated from field: map<string, string> details = 4;
+   */
+  details: { [key: string]: string };
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.SendNotificationRequest.
+ * Use `create(SendNotificationRequestSchema)` to create a new message.
+ */
+export const SendNotificationRequestSchema: GenMessage<SendNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 11);
+
+/**
+ * SendNotificationResponse confirms the notice was handed to the mail server.
+ *
+ * @generated from message passkeyauth.challenge.v1.SendNotificationResponse
+ */
+export type SendNotificationResponse = Message<"passkeyauth.challenge.v1.SendNotificationResponse"> & {
+};
+
+/**
+ * Describes the message passkeyauth.challenge.v1.SendNotificationResponse.
+ * Use `create(SendNotificationResponseSchema)` to create a new message.
+ */
+export const SendNotificationResponseSchema: GenMessage<SendNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_challenge_v1_challenge_service, 12);
+
+/**
  * ChallengeService owns one-time challenges (email OTP, email link, SMS OTP): their values,
  * stored only as keyed hashes, their lifetimes and their status.
  *
@@ -209,6 +442,47 @@ export const ChallengeService: GenService<{
     methodKind: "unary";
     input: typeof CreateChallengeRequestSchema;
     output: typeof CreateChallengeResponseSchema;
+  },
+  /**
+   * Verifies a value: right → completed (once), wrong → attempts left, too many → expired.
+   *
+   * @generated from rpc passkeyauth.challenge.v1.ChallengeService.VerifyChallenge
+   */
+  verifyChallenge: {
+    methodKind: "unary";
+    input: typeof VerifyChallengeRequestSchema;
+    output: typeof VerifyChallengeResponseSchema;
+  },
+  /**
+   * Returns a challenge (never its value), with its current status.
+   *
+   * @generated from rpc passkeyauth.challenge.v1.ChallengeService.GetChallenge
+   */
+  getChallenge: {
+    methodKind: "unary";
+    input: typeof GetChallengeRequestSchema;
+    output: typeof GetChallengeResponseSchema;
+  },
+  /**
+   * Internal: creates a challenge and delivers it (email or SMS) for the frontend flows; the value
+   * is never returned.
+   *
+   * @generated from rpc passkeyauth.challenge.v1.ChallengeService.CreateAndDeliverChallenge
+   */
+  createAndDeliverChallenge: {
+    methodKind: "unary";
+    input: typeof CreateAndDeliverChallengeRequestSchema;
+    output: typeof CreateAndDeliverChallengeResponseSchema;
+  },
+  /**
+   * Internal: sends a notification email to a user (e.g. "a passkey was added").
+   *
+   * @generated from rpc passkeyauth.challenge.v1.ChallengeService.SendNotification
+   */
+  sendNotification: {
+    methodKind: "unary";
+    input: typeof SendNotificationRequestSchema;
+    output: typeof SendNotificationResponseSchema;
   },
   /**
    * Internal: removes every challenge of a user (called when the user is deleted).

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/common/v1/errors.proto.
  */
 export const file_passkeyauth_common_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("CiJwYXNza2V5YXV0aC9jb21tb24vdjEvZXJyb3JzLnByb3RvEhVwYXNza2V5YXV0aC5jb21tb24udjEidAoJRXJyb3JJbmZvEgwKBHR5cGUYASABKAkSDwoHZGV0YWlscxgCIAEoCRI5Cgp2YWxpZGF0aW9uGAMgAygLMiUucGFzc2tleWF1dGguY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uEg0KBWxpbmtzGAQgAygJIjAKDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiEQoPR2VuZXJpY1Jlc3BvbnNlIkAKBlBhZ2luZxIMCgRwYWdlGAEgASgFEhMKC3RvdGFsX3BhZ2VzGAIgASgFEhMKC3RvdGFsX2l0ZW1zGAMgASgFYgZwcm90bzM");
+  fileDesc("CiJwYXNza2V5YXV0aC9jb21tb24vdjEvZXJyb3JzLnByb3RvEhVwYXNza2V5YXV0aC5jb21tb24udjEikQEKCUVycm9ySW5mbxIMCgR0eXBlGAEgASgJEg8KB2RldGFpbHMYAiABKAkSOQoKdmFsaWRhdGlvbhgDIAMoCzIlLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5GaWVsZFZpb2xhdGlvbhINCgVsaW5rcxgEIAMoCRIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAUgASgFIjAKDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiEQoPR2VuZXJpY1Jlc3BvbnNlIkAKBlBhZ2luZxIMCgRwYWdlGAEgASgFEhMKC3RvdGFsX3BhZ2VzGAIgASgFEhMKC3RvdGFsX2l0ZW1zGAMgASgFYgZwcm90bzM");
 
 /**
  * ErrorInfo travels as a ConnectError detail from a service to the gateway, which renders it as
@@ -46,6 +46,13 @@ export type ErrorInfo = Message<"passkeyauth.common.v1.ErrorInfo"> & {
    * @generated from field: repeated string links = 4;
    */
   links: string[];
+
+  /**
+   * For rate limits: seconds until a retry can succeed (the gateway sends it as Retry-After).
+   *
+   * @generated from field: int32 retry_after_seconds = 5;
+   */
+  retryAfterSeconds: number;
 };
 
 /**

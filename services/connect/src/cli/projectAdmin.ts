@@ -138,6 +138,7 @@ export const USAGE = `usage: npm run --silent project -- <command> [options]
 commands:
   create --name NAME --rp-id RPID --origin URL [--origin URL …] [--rp-name NAME] [--app-name NAME]
          [--environment development|production] [--user-verification required|preferred|discouraged]
+         [--challenge-delivery app|service] [--max-challenge-attempts N] [--email-link-url URL]
       creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
       (the API secret is shown only here)
   list
@@ -192,7 +193,12 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         'app-name': { type: 'string' },
         environment: { type: 'string' },
         'user-verification': { type: 'string' },
+        'challenge-delivery': { type: 'string' },
+        'max-challenge-attempts': { type: 'string' },
+        'email-link-url': { type: 'string' },
       });
+      const attempts = v['max-challenge-attempts'] as string | undefined;
+      if (attempts !== undefined && !/^[0-9]{1,3}$/.test(attempts)) throw new UsageError('--max-challenge-attempts must be a whole number');
       const input: CreateProjectInput = {
         name: required(v, 'name'),
         rpId: required(v, 'rp-id'),
@@ -201,6 +207,9 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         appName: v['app-name'] as string | undefined,
         environment: v.environment as string | undefined,
         userVerification: v['user-verification'] as string | undefined,
+        challengeDelivery: v['challenge-delivery'] as string | undefined,
+        maxChallengeAttempts: attempts === undefined ? undefined : Number(attempts),
+        emailLinkUrl: v['email-link-url'] as string | undefined,
       };
       if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
       return {

@@ -4,7 +4,7 @@ import type { ProjectRecord } from '../store/projects.js';
 import { hashApiSecret, newApiSecret } from './apiSecrets.js';
 import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, type Environment } from './projectRules.js';
+import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl, type Environment } from './projectRules.js';
 import { generateSigningKey } from './signingKeys.js';
 
 export interface CreateProjectInput {
@@ -18,6 +18,12 @@ export interface CreateProjectInput {
   environment?: Environment | string;
   /** WebAuthn user verification policy; defaults to "required". */
   userVerification?: string;
+  /** Who delivers B1 challenges: "app" (default) or "service". */
+  challengeDelivery?: string;
+  /** Wrong values a challenge accepts before it expires (default 5). */
+  maxChallengeAttempts?: number;
+  /** Where email links point when a challenge names no linkUrl (on one of the origins). */
+  emailLinkUrl?: string;
 }
 
 /** The created project with the secrets that are shown once: the API secret and the client key. */
@@ -39,6 +45,9 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const appName = input.appName === undefined ? name : normalizeName('appName', input.appName);
   const environment = normalizeEnvironment(input.environment);
   const userVerification = normalizeUserVerification(input.userVerification);
+  const challengeDelivery = normalizeChallengeDelivery(input.challengeDelivery);
+  const maxChallengeAttempts = normalizeMaxChallengeAttempts(input.maxChallengeAttempts);
+  const emailLinkUrl = normalizeEmailLinkUrl(input.emailLinkUrl, origins);
   const projectId = newId('pro');
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
@@ -55,6 +64,9 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     frontendApiUrl,
     backendApiUrl,
     userVerification,
+    challengeDelivery,
+    maxChallengeAttempts,
+    ...(emailLinkUrl ? { emailLinkUrl } : {}),
     apiSecrets: [{ id: randomBytes(8).toString('hex'), hash: hashApiSecret(apiSecret), createdAt: now }],
     signingKeys: [await generateSigningKey(deps.masterKey, projectId, now)],
     clientKeyId: randomBytes(16).toString('base64url'),

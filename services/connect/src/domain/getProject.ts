@@ -1,7 +1,7 @@
 import { notFound } from '../../../runtime/errors.js';
 import type { ProjectRecord, UserVerification } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { isProjectId } from './projectRules.js';
+import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
 import type { PublicJwk } from './signingKeys.js';
 
 /** The project, or not_found `project_not_found` (also for IDs that cannot be project IDs). */
@@ -26,6 +26,9 @@ export interface ProjectPublicInfo {
   rpName: string;
   userVerification: UserVerification;
   appName: string;
+  challengeDelivery: string;
+  maxChallengeAttempts: number;
+  emailLinkUrl: string;
 }
 
 export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectPublicInfo> {
@@ -39,5 +42,8 @@ export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects'>, 
     rpName: project.rpName,
     userVerification: project.userVerification ?? 'required',
     appName: project.appName,
+    challengeDelivery: project.challengeDelivery ?? 'app',
+    maxChallengeAttempts: project.maxChallengeAttempts ?? DEFAULT_MAX_CHALLENGE_ATTEMPTS,
+    emailLinkUrl: project.emailLinkUrl ?? '',
   };
 }

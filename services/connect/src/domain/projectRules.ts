@@ -1,6 +1,6 @@
 /** Validation and normalization of project settings; every problem is an invalid_argument DomainError. */
 import { invalidArgument } from '../../../runtime/errors.js';
-import type { UserVerification } from '../store/projects.js';
+import type { ChallengeDelivery, UserVerification } from '../store/projects.js';
 
 export type Environment = 'development' | 'production';
 export const ENVIRONMENTS: readonly Environment[] = ['development', 'production'];
@@ -103,4 +103,42 @@ export function normalizeUserVerification(value: string | undefined): UserVerifi
   throw invalidArgument('validation_error', `userVerification must be one of ${USER_VERIFICATION.join(', ')}`, [
     { field: 'userVerification', message: `must be one of ${USER_VERIFICATION.join(', ')}` },
   ]);
+}
+
+/** Default number of wrong values a challenge accepts before it expires. */
+export const DEFAULT_MAX_CHALLENGE_ATTEMPTS = 5;
+
+export function normalizeChallengeDelivery(value: string | undefined): ChallengeDelivery {
+  if (value === undefined || value === 'app') return 'app';
+  if (value === 'service') return 'service';
+  throw invalidArgument('validation_error', 'challengeDelivery must be "app" or "service"', [
+    { field: 'challengeDelivery', message: 'must be "app" or "service"' },
+  ]);
+}
+
+export function normalizeMaxChallengeAttempts(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_CHALLENGE_ATTEMPTS;
+  if (!Number.isInteger(value) || value < 1 || value > 20) {
+    throw invalidArgument('validation_error', 'maxChallengeAttempts must be an integer from 1 to 20', [
+      { field: 'maxChallengeAttempts', message: 'must be an integer from 1 to 20' },
+    ]);
+  }
+  return value;
+}
+
+/** The email link base URL must be one of the project's origins (or a page under one). */
+export function normalizeEmailLinkUrl(value: string | undefined, origins: string[]): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidArgument('validation_error', 'emailLinkUrl must be an absolute URL', [{ field: 'emailLinkUrl', message: 'must be an absolute URL' }]);
+  }
+  if (!origins.includes(url.origin)) {
+    throw invalidArgument('validation_error', "emailLinkUrl must be on one of the project's origins", [
+      { field: 'emailLinkUrl', message: "must be on one of the project's origins" },
+    ]);
+  }
+  return url.toString();
 }

@@ -14,6 +14,9 @@ export interface ApiSecretRecord {
 /** WebAuthn user verification policy of a project. */
 export type UserVerification = 'required' | 'preferred' | 'discouraged';
 
+/** Who delivers the values of B1 challenges. */
+export type ChallengeDelivery = 'app' | 'service';
+
 export interface ProjectRecord {
   /** The project ID, `pro-` and 20 digits. */
   _id: string;
@@ -27,6 +30,12 @@ export interface ProjectRecord {
   backendApiUrl: string;
   /** User verification required in WebAuthn ceremonies; absent on older records means "required". */
   userVerification?: UserVerification;
+  /** Who delivers B1 challenges: the application ("app", the default) or this service. */
+  challengeDelivery?: ChallengeDelivery;
+  /** Wrong values a challenge accepts before it expires (default 5). */
+  maxChallengeAttempts?: number;
+  /** Where email links point when a challenge names no linkUrl. */
+  emailLinkUrl?: string;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
