@@ -1,4 +1,5 @@
 /** Challenge service process: reads env → builds deps → serves → handles SIGTERM. */
+import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
@@ -7,12 +8,27 @@ import { parseMasterKey } from '../../runtime/masterKey.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
+import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
 import { createValueHasher } from './domain/valueHasher.js';
+import { rpcProjectSettings } from './projectSettingsDirectory.js';
+import { mongoRateLimits } from './rateLimits.js';
+import { createDeliveryFromEnv } from './delivery/index.js';
 import { createServer } from './server.js';
 import { challengeIndexes, mongoChallengeStore } from './store/challenges.js';
 import { rpcUserDirectory } from './userDirectory.js';
 
 const env = new EnvReader();
+/** A limit from RATE_LIMIT_<NAME> (events) and RATE_LIMIT_<NAME>_SECONDS (window). */
+const limit = (name: string, fallback: RateLimit): RateLimit => ({
+  points: env.int(`RATE_LIMIT_${name}`, fallback.points, 1, 1_000_000),
+  durationSeconds: env.int(`RATE_LIMIT_${name}_SECONDS`, fallback.durationSeconds, 1, 86_400),
+});
+const rateLimits: RateLimitConfig = {
+  creationPerUser: limit('CREATE_PER_USER', DEFAULT_RATE_LIMITS.creationPerUser),
+  creationPerIdentifier: limit('CREATE_PER_IDENTIFIER', DEFAULT_RATE_LIMITS.creationPerIdentifier),
+  verificationPerChallenge: limit('VERIFY_PER_CHALLENGE', DEFAULT_RATE_LIMITS.verificationPerChallenge),
+  verificationPerAddress: limit('VERIFY_PER_ADDRESS', DEFAULT_RATE_LIMITS.verificationPerAddress),
+};
 const config = {
   host: env.string('HOST', '127.0.0.1'),
   port: env.port('PORT', 7102),
@@ -25,6 +41,8 @@ const logger = createLogger('challenge');
 try {
   env.done();
   const masterKey = parseMasterKey(config.masterKey);
+  const delivery = createDeliveryFromEnv(process.env);
+  logger.info({ delivery: delivery.summary }, 'challenge delivery');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes);
   let accepting = true;
   const server = createServer({
@@ -33,12 +51,19 @@ try {
     ready: async () => accepting && (await store.ping()),
     store: mongoChallengeStore(store.db),
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
+    projects: rpcProjectSettings(serviceClient(ProjectService, config.connectUrl)),
+    limits: mongoRateLimits(store.db, rateLimits),
     hasher: createValueHasher(masterKey),
+    delivery: { email: delivery.email, sms: delivery.sms, logger, now: () => new Date() },
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `challenge service listening on http://${config.host}:${port}`);
-  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: () => store.close() });
+  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: async () => {
+      delivery.close();
+      await store.close();
+    },
+  });
 } catch (err) {
   logger.fatal({ err: (err as Error).message }, 'challenge service failed to start');
   process.exit(1);

@@ -4,7 +4,7 @@
  * Every case runs in memory (createRouterTransport) and over HTTP on port 0 (createServer).
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
+import { Code, createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -14,29 +14,21 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { ChallengeService, type CreateChallengeRequest, type CreateChallengeRequestSchema } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
-import { ErrorInfoSchema, type ErrorInfo } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, type Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
-import type { CreateChallengeDeps, UserDirectory } from '../src/domain/createChallenge.js';
+import type { CreateChallengeDeps } from '../src/domain/createChallenge.js';
+import { DEFAULT_RATE_LIMITS } from '../src/domain/rateLimits.js';
 import { createValueHasher } from '../src/domain/valueHasher.js';
+import { mongoRateLimits } from '../src/rateLimits.js';
 import { challengeRoutes, createServer } from '../src/server.js';
-import { challengeIndexes, mongoChallengeStore, type ChallengeRecord } from '../src/store/challenges.js';
+import { challengeIndexes, mongoChallengeStore, RATE_LIMIT_COLLECTION, type ChallengeRecord } from '../src/store/challenges.js';
+import { as, failure, TestProjectSettings, TestUserDirectory, noDelivery } from './support.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const NOW_S = NOW.getTime() / 1000;
 const hasher = createValueHasher(Buffer.alloc(32, 7));
 const silent = pino({ level: 'silent' });
-
-/** Users per project, and every question asked. */
-class TestUserDirectory implements UserDirectory {
-  readonly users = new Set(['pro-1/usr-1', 'pro-1/usr-2', 'pro-2/usr-1', 'pro-2/usr-3']);
-  readonly asked: string[] = [];
-  async userExists(projectId: string, userId: string): Promise<boolean> {
-    this.asked.push(`${projectId}/${userId}`);
-    return this.users.has(`${projectId}/${userId}`);
-  }
-}
 
 let mongo: EmbeddedMongo | null = null;
 let store: Store;
@@ -51,7 +43,15 @@ beforeAll(async () => {
   store = await connectStore(uri, `challenge_test_${randomBytes(4).toString('hex')}`, challengeIndexes);
   challenges = store.db.collection<ChallengeRecord>('challenges');
   users = new TestUserDirectory();
-  deps = { store: mongoChallengeStore(store.db), users, hasher, now: () => new Date(NOW) };
+  deps = {
+    delivery: noDelivery,
+    store: mongoChallengeStore(store.db),
+    users,
+    projects: new TestProjectSettings(),
+    limits: mongoRateLimits(store.db, DEFAULT_RATE_LIMITS),
+    hasher,
+    now: () => new Date(NOW),
+  };
 
   transports['in-memory'] = createRouterTransport(challengeRoutes(deps), {
     router: { interceptors: serviceInterceptors({ logger: silent, metrics: createMetrics('challenge') }) },
@@ -74,6 +74,8 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await challenges.deleteMany({});
+  // Limits hold for minutes; each case starts with none used.
+  await store.db.collection(RATE_LIMIT_COLLECTION).deleteMany({});
   users.asked.length = 0;
 });
 
@@ -93,18 +95,6 @@ const validRequest = (over: Partial<CreateInit> = {}): CreateInit => ({
   challengeMetadata: { purpose: 'signup', attempt: 1 },
   ...over,
 });
-
-const as = (projectId: string) => ({ headers: { 'x-passkeyauth-project-id': projectId, 'x-request-id': 'test-req-1' } });
-
-async function failure(p: Promise<unknown>): Promise<{ code: Code; info: ErrorInfo | undefined; error: ConnectError }> {
-  try {
-    await p;
-  } catch (err) {
-    const error = ConnectError.from(err);
-    return { code: error.code, info: error.findDetails(ErrorInfoSchema)[0], error };
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe.each(['in-memory', 'http'] as const)('ChallengeService (%s)', (name) => {
   let client: Client<typeof ChallengeService>;
@@ -140,7 +130,7 @@ describe.each(['in-memory', 'http'] as const)('ChallengeService (%s)', (name) =>
       expect(doc!.createdAt).toEqual(NOW);
       expect(doc!.expiresAt).toEqual(new Date(NOW.getTime() + 300_000));
       expect(doc!.valueHash).toMatch(/^[0-9a-f]{64}$/);
-      expect(hasher.matches(c.challengeId, c.value, doc!.valueHash)).toBe(true);
+      expect(hasher.matches(c.challengeId, c.value!, doc!.valueHash)).toBe(true);
       expect(doc).not.toHaveProperty('value');
       expect(Object.values(doc!)).not.toContain(c.value);
       expect(Object.keys(doc!).sort()).toEqual(['_id', 'attempts', 'createdAt', 'expiresAt', 'identifierValue', 'metadata', 'projectId', 'status', 'type', 'userId', 'valueHash']);
@@ -167,7 +157,7 @@ describe.each(['in-memory', 'http'] as const)('ChallengeService (%s)', (name) =>
       const b = (await client.createChallenge(validRequest(), as('pro-1'))).challenge!;
       expect(a.challengeId).not.toBe(b.challengeId);
       const [da, db] = await Promise.all([challenges.findOne({ _id: a.challengeId }), challenges.findOne({ _id: b.challengeId })]);
-      expect(hasher.matches(b.challengeId, a.value, db!.valueHash)).toBe(a.value === b.value);
+      expect(hasher.matches(b.challengeId, a.value!, db!.valueHash)).toBe(a.value === b.value);
       expect(da!.valueHash).not.toBe(db!.valueHash);
     });
 
