@@ -11,6 +11,8 @@ import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './connectDirectory.js';
 import { createAaguidCatalog } from './domain/aaguidDetails.js';
 import { createInsightsService, insightsIndexes } from './domain/insights/index.js';
+import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { rpcPasskeyNotifier } from './challengeNotifier.js';
 import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
 import { ceremonyIndexes } from './store/indexes.js';
@@ -23,6 +25,7 @@ const config = {
   port: env.port('PORT', 7101),
   mongodbUri: env.string('MONGODB_URI'),
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
+  challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
   aaguidMetadataFile: env.optional('AAGUID_METADATA_FILE'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
 };
@@ -40,6 +43,7 @@ try {
     projects: rpcProjectDirectory(projectClient),
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
     signer: rpcPasskeyDataSigner(projectClient),
+    notifier: rpcPasskeyNotifier(serviceClient(ChallengeService, config.challengeUrl)),
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),

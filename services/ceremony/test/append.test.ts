@@ -189,6 +189,28 @@ describe('FinishAppend (B3)', () => {
     expect(await credentials().findOne({ _id: finished.passkeyData!.id as never })).toMatchObject({ notificationRequested: true });
   });
 
+  it('asks the challenge service to email a passkey-added notice to an email user name', async () => {
+    env.notifier.notices = [];
+    const { finished } = await registered(env.client, { sendNotification: true, username: 'ada@example.com' });
+    expect(env.notifier.notices).toEqual([
+      expect.objectContaining({ projectId: 'pro-1', userId: finished.passkeyData!.userId, email: 'ada@example.com', passkeyName: 'Passkey' }),
+    ]);
+  });
+
+  it('keeps the passkey when the notice cannot be sent, and sends none for a user name that is no email address', async () => {
+    env.notifier.notices = [];
+    env.notifier.failWith = new Error('challenge service down');
+    try {
+      const { finished } = await registered(env.client, { sendNotification: true, username: 'ada@example.com' });
+      expect(finished.passkeyData!.id).toMatch(/^cre-/);
+    } finally {
+      env.notifier.failWith = null;
+    }
+    await registered(env.client, { sendNotification: true, username: 'ada-lovelace' });
+    await registered(env.client, { sendNotification: false, username: 'ada@example.com' });
+    expect(env.notifier.notices).toEqual([]);
+  });
+
   it('accepts a response without user verification when the project only prefers it', async () => {
     const { finished } = await registered(env.client, { projectId: 'pro-2', origin: 'https://other.test', create: { flags: { uv: false } } });
     expect(finished.passkeyData!.userId).toBe('usr-1');

@@ -23,7 +23,7 @@ import { connectStore, type Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/connectDirectory.js';
 import { createAaguidCatalog } from '../src/domain/aaguidDetails.js';
-import type { CeremonyDomainDeps } from '../src/domain/deps.js';
+import type { CeremonyDomainDeps, PasskeyNotifier } from '../src/domain/deps.js';
 import type {
   AppendInsights,
   AppendInsightsInput,
@@ -201,7 +201,18 @@ export class TestClock {
   }
 }
 
+/** The challenge service's notification RPC as a dependency, in memory: records notices, can fail. */
+export class RecordingNotifier implements PasskeyNotifier {
+  notices: { projectId: string; userId: string; email: string; passkeyName: string; device: string }[] = [];
+  failWith: Error | null = null;
+  async passkeyAdded(projectId: string, notice: { userId: string; email: string; passkeyName: string; device: string }): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.notices.push({ projectId, ...notice });
+  }
+}
+
 export interface TestEnv {
+  notifier: RecordingNotifier;
   mongo: EmbeddedMongo | null;
   store: Store;
   deps: CeremonyDomainDeps;
@@ -219,11 +230,13 @@ export async function startTestEnv(): Promise<TestEnv> {
   const connect = await new FakeConnect().init();
   const connectTransport = connect.transport();
   const insights = new RecordingInsights();
+  const notifier = new RecordingNotifier();
   const clock = new TestClock();
   const deps: CeremonyDomainDeps = {
     projects: rpcProjectDirectory(createClient(ProjectService, connectTransport)),
     users: rpcUserDirectory(createClient(UserService, connectTransport)),
     signer: rpcPasskeyDataSigner(createClient(ProjectService, connectTransport)),
+    notifier,
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
@@ -242,6 +255,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     deps,
     connect,
     insights,
+    notifier,
     clock,
     client,
     async close() {

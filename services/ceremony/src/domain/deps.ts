@@ -54,8 +54,14 @@ export interface PasskeyDataSigner {
   sign(projectId: string, data: PasskeyData): Promise<string>;
 }
 
+/** Sends the "a passkey was added" email (B3 sendNotification); the challenge service delivers it. */
+export interface PasskeyNotifier {
+  passkeyAdded(projectId: string, notice: { userId: string; email: string; passkeyName: string; device: string }): Promise<void>;
+}
+
 export interface CeremonyDomainDeps {
   projects: ProjectDirectory;
+  notifier: PasskeyNotifier;
   users: UserDirectory;
   signer: PasskeyDataSigner;
   sessions: SessionStore;

@@ -96,7 +96,9 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       // the event and the passkey.
       notificationRequested: input.sendNotification === true,
     });
-    return buildPasskeyData(deps, record, session, parsed.attachment, parsed.transports);
+    const passkeyData = buildPasskeyData(deps, record, session, parsed.attachment, parsed.transports);
+    if (input.sendNotification) await notifyPasskeyAdded(deps, input.projectId, record, passkeyData.aaguidDetails.name);
+    return passkeyData;
   } catch (err) {
     await recordEvent(deps, {
       projectId: input.projectId,
@@ -148,4 +150,24 @@ async function verifyAttestation(parsed: ParsedAttestation, session: SessionReco
 function algorithmOf(publicKey: Uint8Array): number {
   const alg = decodeCredentialPublicKey(new Uint8Array(publicKey)).get(cose.COSEKEYS.alg);
   return typeof alg === 'number' ? alg : 0;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+
+/**
+ * B3 sendNotification: email the user that a passkey was added. The user name is where the
+ * address comes from (it is the email address in email-based apps); a user name that is no email
+ * address, or a failed delivery, is logged and does not undo the stored passkey.
+ */
+async function notifyPasskeyAdded(deps: Pick<CeremonyDomainDeps, 'notifier' | 'logger'>, projectId: string, record: CredentialRecord, passkeyName: string): Promise<void> {
+  if (!EMAIL.test(record.username)) {
+    deps.logger.warn({ projectId, credentialId: record._id }, 'passkey-added notice not sent: the user name is not an email address');
+    return;
+  }
+  const device = [record.sourceBrowser, record.sourceOS].filter(Boolean).join(' on ');
+  try {
+    await deps.notifier.passkeyAdded(projectId, { userId: record.userId, email: record.username, passkeyName, device });
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, projectId, credentialId: record._id }, 'passkey-added notice could not be sent');
+  }
 }
