@@ -1,4 +1,6 @@
 /** The local stack's processes and their environment; shared by `npm start` and the end-to-end tests. */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { ProcessSpec } from './supervisor.js';
 
 export interface StackPorts {
@@ -19,7 +21,24 @@ export interface StackEnv {
   frontendApiUrl: string;
   backendApiUrl: string;
   logLevel?: string;
+  /** SMTP server the challenge service sends email through (the mail catcher under `npm start`); no email delivery without it. */
+  smtpUrl?: string;
+  /** From header of those emails; defaults to DEFAULT_EMAIL_FROM. */
+  emailFrom?: string;
+  /** Endpoint that receives each SMS as a signed JSON POST (SMS_WEBHOOK_URL); no SMS delivery without it. */
+  smsWebhookUrl?: string;
+  /** HMAC key for those requests (SMS_WEBHOOK_SECRET, at least 32 characters); required with smsWebhookUrl. */
+  smsWebhookSecret?: string;
 }
+
+export const DEFAULT_EMAIL_FROM = 'Passkey Demo <no-reply@localhost>';
+
+export interface MailCatcherPorts {
+  smtp: number;
+  web: number;
+}
+
+export const DEFAULT_MAIL_CATCHER_PORTS: MailCatcherPorts = { smtp: 1025, web: 1080 };
 
 async function httpReady(url: string): Promise<boolean> {
   try {
@@ -31,6 +50,22 @@ async function httpReady(url: string): Promise<boolean> {
 }
 
 const node = (entry: string) => ({ command: process.execPath, args: ['--import', 'tsx', entry] });
+
+/**
+ * maildev, the local mail catcher: an SMTP server that keeps every message and shows it in a web
+ * inbox (REST API at /email). Bound to 127.0.0.1 only, since it accepts mail from anyone who can
+ * reach it. Messages are kept in `mailDirectory`, so the inbox survives restarts.
+ */
+export function mailCatcherProcess(ports: MailCatcherPorts, mailDirectory: string): ProcessSpec {
+  const bin = join(dirname(createRequire(import.meta.url).resolve('maildev/package.json')), 'bin', 'maildev');
+  const web = `http://127.0.0.1:${ports.web}`;
+  return {
+    name: 'mail',
+    command: process.execPath,
+    args: [bin, '--ip', '127.0.0.1', '--smtp', String(ports.smtp), '--web', String(ports.web), '--mail-directory', mailDirectory],
+    ready: () => httpReady(`${web}/email`),
+  };
+}
 
 /** Services first (connect, challenge, ceremony), then the gateway in front of them. */
 export function stackProcesses(env: StackEnv): ProcessSpec[] {
@@ -51,7 +86,14 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     {
       name: 'challenge',
       ...node('services/challenge/src/main.ts'),
-      env: { ...common, ...urls, PORT: String(p.challenge) },
+      env: {
+        ...common,
+        ...urls,
+        PORT: String(p.challenge),
+        ...(env.smtpUrl ? { SMTP_URL: env.smtpUrl, EMAIL_FROM: env.emailFrom ?? DEFAULT_EMAIL_FROM } : {}),
+        ...(env.smsWebhookUrl ? { SMS_WEBHOOK_URL: env.smsWebhookUrl } : {}),
+        ...(env.smsWebhookSecret ? { SMS_WEBHOOK_SECRET: env.smsWebhookSecret } : {}),
+      },
       ready: () => httpReady(`${urls.CHALLENGE_URL}/readyz`),
     },
     {

@@ -25,7 +25,8 @@ export interface Stack {
   db: Db;
   logs: string[];
   supervisor: Supervisor;
-  createProject(name: string, origins?: string[]): Promise<ProjectJson>;
+  /** Runs `project create`; `extraArgs` are appended (e.g. ['--challenge-delivery', 'service']). */
+  createProject(name: string, origins?: string[], extraArgs?: string[]): Promise<ProjectJson>;
   stop(): Promise<void>;
 }
 
@@ -41,7 +42,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startStack(): Promise<Stack> {
+/** Delivery settings for the challenge service; without them it delivers nothing. */
+export interface StackOptions {
+  smtpUrl?: string;
+  emailFrom?: string;
+  smsWebhookUrl?: string;
+  smsWebhookSecret?: string;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let embedded: EmbeddedMongo | null = null;
   const dbName = `e2e_${randomBytes(4).toString('hex')}`;
   const baseUri = process.env.MONGODB_URI ?? (embedded = await startEmbeddedMongo({ port: 0 })).uri;
@@ -58,7 +67,18 @@ export async function startStack(): Promise<Stack> {
   const masterKey = randomBytes(32).toString('hex');
   const logs: string[] = [];
   const supervisor = new Supervisor((line) => logs.push(line));
-  const specs = stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl: frontendUrl, backendApiUrl: backendUrl, logLevel: 'warn' });
+  const specs = stackProcesses({
+    mongodbUri,
+    masterKey,
+    ports,
+    frontendApiUrl: frontendUrl,
+    backendApiUrl: backendUrl,
+    logLevel: 'warn',
+    smtpUrl: options.smtpUrl,
+    emailFrom: options.emailFrom,
+    smsWebhookUrl: options.smsWebhookUrl,
+    smsWebhookSecret: options.smsWebhookSecret,
+  });
   try {
     for (const spec of specs) await supervisor.start(spec, 60_000);
   } catch (err) {
@@ -77,8 +97,19 @@ export async function startStack(): Promise<Stack> {
     db: client.db(dbName),
     logs,
     supervisor,
-    async createProject(name, origins = ['http://localhost:3000']) {
-      const args = ['--import', 'tsx', 'services/connect/src/cli/project.ts', 'create', '--name', name, '--rp-id', 'localhost', ...origins.flatMap((o) => ['--origin', o])];
+    async createProject(name, origins = ['http://localhost:3000'], extraArgs = []) {
+      const args = [
+        '--import',
+        'tsx',
+        'services/connect/src/cli/project.ts',
+        'create',
+        '--name',
+        name,
+        '--rp-id',
+        'localhost',
+        ...origins.flatMap((o) => ['--origin', o]),
+        ...extraArgs,
+      ];
       const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env } });
       return JSON.parse(stdout) as ProjectJson;
     },
