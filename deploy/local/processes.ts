@@ -105,7 +105,16 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     {
       name: 'gateway',
       ...node('gateway/src/main.ts'),
-      env: { ...urls, LOG_LEVEL: common.LOG_LEVEL, HOST: '127.0.0.1', FRONTEND_PORT: String(p.frontend), BACKEND_PORT: String(p.backend) },
+      env: {
+        ...urls,
+        LOG_LEVEL: common.LOG_LEVEL,
+        HOST: '127.0.0.1',
+        FRONTEND_PORT: String(p.frontend),
+        BACKEND_PORT: String(p.backend),
+        // The OpenAPI documents name these as their servers.
+        FRONTEND_API_URL: env.frontendApiUrl,
+        BACKEND_API_URL: env.backendApiUrl,
+      },
       ready: () => httpReady(`http://127.0.0.1:${p.frontend}/readyz`),
     },
   ];

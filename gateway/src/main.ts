@@ -25,6 +25,9 @@ const config = {
   upstreamTimeoutMs: env.int('UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
   trustForwardedFor: env.string('TRUST_FORWARDED_FOR', 'false') === 'true',
+  // Public base URLs, listed as servers in the API reference (/openapi.json); optional.
+  frontendApiUrl: env.optional('FRONTEND_API_URL'),
+  backendApiUrl: env.optional('BACKEND_API_URL'),
 };
 const logger = createLogger('gateway');
 try {
@@ -46,6 +49,7 @@ try {
     ready: async () => accepting,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     trustForwardedFor: config.trustForwardedFor,
+    openApi: { servers: { frontend: config.frontendApiUrl, backend: config.backendApiUrl } },
   });
   const frontendPort = await listen(servers.frontend, config.frontendPort, config.host);
   const backendPort = await listen(servers.backend, config.backendPort, config.host);

@@ -14,6 +14,8 @@ import type { ProjectDirectory, ProjectInfo } from './auth/projectDirectory.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { errorRsp, fromConnectError, genericRsp, HttpError } from './errorResponse.js';
 import { decodeMessage, encodeMessage, JsonShapeError, queryToJson } from './jsonCodec.js';
+import { createApiDocs, type ApiDocs } from './openapi/apiDocs.js';
+import type { OpenApiOptions } from './openapi/buildOpenApi.js';
 import { readJsonBody } from './readBody.js';
 import { matchRoute, type Listener, type Route } from './routeTable.js';
 import { serviceNameOf, type ServiceName } from './upstreams.js';
@@ -33,6 +35,8 @@ export interface GatewayDeps {
   upstreamTimeoutMs: number;
   /** Behind a trusted proxy (ingress): take the client address from X-Forwarded-For. */
   trustForwardedFor: boolean;
+  /** Public URLs for the API reference (/openapi.json, /docs); optional. */
+  openApi?: OpenApiOptions;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -46,9 +50,10 @@ export function createGateway(deps: GatewayDeps): Record<Listener, Server> {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [deps.registry],
   });
+  const docs = createApiDocs(deps.routes, deps.openApi);
   const make = (listener: Listener) =>
     createServer((req, res) => {
-      void handle(listener, req, res, deps, duration).catch((err) => {
+      void handle(listener, req, res, deps, duration, docs).catch((err) => {
         deps.logger.error({ err }, 'unhandled gateway error');
         if (!res.headersSent) res.writeHead(500).end();
       });
@@ -56,7 +61,7 @@ export function createGateway(deps: GatewayDeps): Record<Listener, Server> {
   return { frontend: make('frontend'), backend: make('backend') };
 }
 
-async function handle(listener: Listener, req: IncomingMessage, res: ServerResponse, deps: GatewayDeps, duration: Histogram): Promise<void> {
+async function handle(listener: Listener, req: IncomingMessage, res: ServerResponse, deps: GatewayDeps, duration: Histogram, docs: ApiDocs): Promise<void> {
   const started = process.hrtime.bigint();
   const runtime = () => Number(process.hrtime.bigint() - started) / 1e9;
   const given = req.headers['x-request-id'];
@@ -75,6 +80,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     if (method === 'GET' && (path === '/healthz' || path === '/readyz' || path === '/metrics')) {
       return await serveOps(path, res, deps);
     }
+    if (method === 'GET' && docs.handles(path)) return await docs.serve(listener, path, res);
     if (listener === 'frontend' && method === 'OPTIONS') {
       status = await preflight(req, res, path, origin, requestId, deps);
       return;
