@@ -1,5 +1,6 @@
 /** MongoDB connection and start-up index creation (official driver only). */
-import { MongoClient, type Db, type IndexDescription } from 'mongodb';
+import { MongoClient, type CommandFailedEvent, type CommandSucceededEvent, type Db, type IndexDescription } from 'mongodb';
+import type { Metrics } from './metrics.js';
 
 export interface Store {
   client: MongoClient;
@@ -12,8 +13,21 @@ export interface Store {
 /** Indexes a service declares for its collections; created (idempotently) at start-up. */
 export type IndexPlan = Record<string, IndexDescription[]>;
 
-export async function connectStore(uri: string, databaseName: string, indexes: IndexPlan): Promise<Store> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, appName: databaseName });
+/**
+ * Connects and creates the indexes. With `metrics`, every command the driver sends is timed into
+ * store_operation_duration_seconds{operation=<command name>} (driver command monitoring, millisecond
+ * resolution; only the command name and duration are read, never the command or its reply).
+ */
+export async function connectStore(uri: string, databaseName: string, indexes: IndexPlan, metrics?: Pick<Metrics, 'storeDuration'>): Promise<Store> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, appName: databaseName, monitorCommands: metrics !== undefined });
+  if (metrics) {
+    // The driver measures in whole milliseconds.
+    const observe = (event: CommandSucceededEvent | CommandFailedEvent) => {
+      if (event.duration >= 0) metrics.storeDuration.observe({ operation: event.commandName }, event.duration / 1000);
+    };
+    client.on('commandSucceeded', observe);
+    client.on('commandFailed', observe);
+  }
   await client.connect();
   const db = client.db(databaseName);
   for (const [collection, specs] of Object.entries(indexes)) {

@@ -364,3 +364,18 @@ describe('the store', () => {
     for (const record of all) expect(Object.keys(record)).not.toContain('value');
   });
 });
+
+describe('metrics', () => {
+  it('the challenge service counts deliveries by channel and result (challenge_deliveries_total)', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${stack.ports.challenge}/metrics`)).text();
+    const count = (channel: string, result: string) => {
+      const line = text.split('\n').find((l) => l.startsWith('challenge_deliveries_total{') && l.includes(`channel="${channel}"`) && l.includes(`result="${result}"`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    // Every failure above was one message that failed after its retries.
+    expect(count('email', 'failed')).toBe(1);
+    expect(count('sms', 'failed')).toBe(1);
+    expect(count('email', 'sent')).toBeGreaterThanOrEqual(3);
+    expect(count('sms', 'sent')).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -4,7 +4,7 @@ import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
-import { createMetrics } from '../../runtime/metrics.js';
+import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
@@ -33,12 +33,14 @@ const logger = createLogger('ceremony');
 try {
   env.done();
   const aaguids = createAaguidCatalog(config.aaguidMetadataFile ? await readAaguidMetadataFile(config.aaguidMetadataFile) : {});
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...ceremonyIndexes, ...insightsIndexes });
+  const metrics = createMetrics('ceremony');
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...ceremonyIndexes, ...insightsIndexes }, metrics);
   const projectClient = serviceClient(ProjectService, config.connectUrl);
   let accepting = true;
   const server = createServer({
     logger,
-    metrics: createMetrics('ceremony'),
+    metrics,
+    outcomes: ceremonyOutcomeCounter(metrics),
     ready: async () => accepting && (await store.ping()),
     projects: rpcProjectDirectory(projectClient),
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),

@@ -5,7 +5,7 @@ import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
 import { parseMasterKey } from '../../runtime/masterKey.js';
-import { createMetrics } from '../../runtime/metrics.js';
+import { challengeDeliveryCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
@@ -43,18 +43,19 @@ try {
   const masterKey = parseMasterKey(config.masterKey);
   const delivery = createDeliveryFromEnv(process.env);
   logger.info({ delivery: delivery.summary }, 'challenge delivery');
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes);
+  const metrics = createMetrics('challenge');
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes, metrics);
   let accepting = true;
   const server = createServer({
     logger,
-    metrics: createMetrics('challenge'),
+    metrics,
     ready: async () => accepting && (await store.ping()),
     store: mongoChallengeStore(store.db),
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
     projects: rpcProjectSettings(serviceClient(ProjectService, config.connectUrl)),
     limits: mongoRateLimits(store.db, rateLimits),
     hasher: createValueHasher(masterKey),
-    delivery: { email: delivery.email, sms: delivery.sms, logger, now: () => new Date() },
+    delivery: { email: delivery.email, sms: delivery.sms, logger, now: () => new Date(), deliveries: challengeDeliveryCounter(metrics) },
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);

@@ -36,11 +36,12 @@ try {
   const masterKey = parseMasterKey(config.masterKey);
   frontendApiUrlFor(config.frontendApiUrl, 'pro-1');
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', config.backendApiUrl);
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes);
+  const metrics = createMetrics('connect');
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics);
   let accepting = true;
   const server = createServer({
     logger,
-    metrics: createMetrics('connect'),
+    metrics,
     ready: async () => accepting && (await store.ping()),
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),

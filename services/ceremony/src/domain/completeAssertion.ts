@@ -21,7 +21,7 @@ export interface CompleteAssertionInput {
 
 /** The shared end of B5 and B7: record the success, build passkeyData and sign it when asked. */
 export async function completeAssertion(
-  deps: Pick<CeremonyDomainDeps, 'insights' | 'logger' | 'aaguids' | 'signer' | 'now'>,
+  deps: Pick<CeremonyDomainDeps, 'insights' | 'logger' | 'outcomes' | 'aaguids' | 'signer' | 'now'>,
   input: CompleteAssertionInput,
 ): Promise<{ passkeyData: PasskeyData; signedPasskeyData?: string }> {
   await recordEvent(deps, {

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { CredentialStore } from '../store/credentials.js';
-import type { SessionStore, UserVerificationPolicy } from '../store/sessions.js';
+import type { CeremonyOperation, SessionStore, UserVerificationPolicy } from '../store/sessions.js';
 import type { WebauthnUserStore } from '../store/webauthnUsers.js';
 import type { AaguidCatalog, AaguidDetails } from './aaguidDetails.js';
 import type { InsightsService } from './insights/types.js';
@@ -59,6 +59,11 @@ export interface PasskeyNotifier {
   passkeyAdded(projectId: string, notice: { userId: string; email: string; passkeyName: string; device: string }): Promise<void>;
 }
 
+/** Counts finished ceremonies (the metric ceremony_outcomes_total); prom-client's Counter satisfies it. */
+export interface CeremonyOutcomeCounter {
+  inc(labels: { operation: CeremonyOperation; outcome: 'success' | 'failure'; reason: string }): void;
+}
+
 export interface CeremonyDomainDeps {
   projects: ProjectDirectory;
   notifier: PasskeyNotifier;
@@ -71,5 +76,7 @@ export interface CeremonyDomainDeps {
   aaguids: AaguidCatalog;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;
+  /** Every success and failure of B3, B5 and B7 is counted here (when given) as its event is recorded. */
+  outcomes?: CeremonyOutcomeCounter;
   now: () => Date;
 }

@@ -93,6 +93,6 @@ async function cloneDetected(deps: CeremonyDomainDeps, input: VerifyAssertionInp
     reason: 'counter_regression',
     client: input.client,
     at: deps.now(),
-  });
+  }, input.session.operation);
   return failedPrecondition('counter_regression', `the signature counter did not increase (got ${got}, stored ${stored}): the passkey may have been cloned`);
 }

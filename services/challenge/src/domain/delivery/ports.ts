@@ -42,6 +42,11 @@ export interface DeliveryLogger {
 
 export type DeliveryChannel = 'email' | 'sms';
 
+/** Counts deliveries (the metric challenge_deliveries_total); prom-client's Counter satisfies it. */
+export interface DeliveryCounter {
+  inc(labels: { channel: DeliveryChannel; result: 'sent' | 'failed' }): void;
+}
+
 export interface DeliveryDeps {
   /** Absent when SMTP is not configured: email challenges then fail before anything is stored. */
   email?: EmailSender;
@@ -54,4 +59,6 @@ export interface DeliveryDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Pause before each retry; its length + 1 is the number of attempts. Defaults to DEFAULT_RETRY_DELAYS_MS. */
   retryDelaysMs?: readonly number[];
+  /** Each message is counted once, when it was sent or when the last attempt failed. */
+  deliveries?: DeliveryCounter;
 }

@@ -27,6 +27,7 @@ function scrub(message: string, secrets: string[]): string {
  * Runs `send` until it succeeds, at most DEFAULT_RETRY_DELAYS_MS.length + 1 times, waiting between
  * attempts. Each failure is logged (fields, attempt, scrubbed error message); after the last one
  * the caller gets unavailable `delivery_failed` naming the channel. Returns the attempts used.
+ * The message is counted in deps.deliveries once: sent, or failed after the last attempt.
  */
 export async function sendWithRetry(deps: DeliveryDeps, ctx: RetryContext, send: () => Promise<void>): Promise<number> {
   const delays = deps.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
@@ -36,6 +37,7 @@ export async function sendWithRetry(deps: DeliveryDeps, ctx: RetryContext, send:
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       await send();
+      deps.deliveries?.inc({ channel: ctx.channel, result: 'sent' });
       deps.logger.debug({ ...ctx.logFields, channel: ctx.channel, attempt }, 'delivered');
       return attempt;
     } catch (err) {
@@ -47,6 +49,7 @@ export async function sendWithRetry(deps: DeliveryDeps, ctx: RetryContext, send:
       if (!final) await sleep(delays[attempt - 1]);
     }
   }
+  deps.deliveries?.inc({ channel: ctx.channel, result: 'failed' });
   const channelName = ctx.channel === 'email' ? 'email (SMTP)' : 'SMS';
   throw new DomainError(
     'unavailable',
