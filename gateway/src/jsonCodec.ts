@@ -158,6 +158,11 @@ function int64AsNumbers(desc: DescMessage, json: Record<string, unknown>): void 
       for (const item of v as Record<string, unknown>[]) int64AsNumbers(field.message, item);
     } else if (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
       int64AsNumbers(field.message, v as Record<string, unknown>);
+    } else if (field.fieldKind === 'map' && field.mapKind === 'scalar' && INT64_TYPES.has(field.scalar)) {
+      const map = v as Record<string, string>;
+      for (const k of Object.keys(map)) (map as Record<string, unknown>)[k] = Number(map[k]);
+    } else if (field.fieldKind === 'map' && field.mapKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
+      for (const item of Object.values(v as Record<string, Record<string, unknown>>)) int64AsNumbers(field.message, item);
     }
   }
 }

@@ -52,8 +52,14 @@ const Kitchen: DescMessage = (() => {
           f('big', 10, Type.INT64),
           f('s', 11, Type.SINT32),
           f('ub', 12, Type.UINT64),
+          f('counts', 13, Type.MESSAGE, { typeName: '.test.v1.Kitchen.CountsEntry', label: Label.REPEATED }),
+          f('kids', 14, Type.MESSAGE, { typeName: '.test.v1.Kitchen.KidsEntry', label: Label.REPEATED }),
         ],
-        nestedType: [{ name: 'MEntry', field: [f('key', 1, Type.STRING), f('value', 2, Type.INT32)], options: { mapEntry: true } }],
+        nestedType: [
+          { name: 'MEntry', field: [f('key', 1, Type.STRING), f('value', 2, Type.INT32)], options: { mapEntry: true } },
+          { name: 'CountsEntry', field: [f('key', 1, Type.STRING), f('value', 2, Type.INT64)], options: { mapEntry: true } },
+          { name: 'KidsEntry', field: [f('key', 1, Type.STRING), f('value', 2, Type.MESSAGE, { typeName: '.test.v1.Kitchen' })], options: { mapEntry: true } },
+        ],
       },
     ],
   });
@@ -328,6 +334,15 @@ describe('encodeMessage', () => {
       [11, []],
       [0, [12]],
     ]);
+  });
+
+  it('converts int64 inside map values, scalar and message', () => {
+    const json = encodeMessage(
+      Kitchen,
+      (create as (desc: DescMessage, init: unknown) => Message)(Kitchen, { counts: { a: 5n, b: -6n }, kids: { x: { big: 13n } } }),
+    );
+    expect(json.counts).toEqual({ a: 5, b: -6 });
+    expect((json.kids as Record<string, Record<string, unknown>>).x.big).toBe(13);
   });
 
   it('renders lists and nested implicit fields of a list response', () => {
