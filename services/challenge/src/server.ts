@@ -10,7 +10,6 @@ export type ChallengeDeps = CreateChallengeDeps & RuntimeDeps;
 
 export function challengeRoutes(deps: CreateChallengeDeps) {
   return (router: ConnectRouter) => {
-    // router.service takes a partial implementation: RPCs without a handler answer Unimplemented.
     router.service(ChallengeService, challengeServiceImpl(deps));
   };
 }
