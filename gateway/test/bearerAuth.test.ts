@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BearerAuthenticator, projectFromHost } from '../src/auth/bearerAuth.js';
-import { ProjectDirectory } from '../src/auth/projectDirectory.js';
+import { MAX_CACHED_PROJECTS, ProjectDirectory } from '../src/auth/projectDirectory.js';
 import { HttpError } from '../src/errorResponse.js';
 import type { TokenKind } from '../src/routeTable.js';
 import { b64url, FakeProjectService, newSigningKey, signToken, type FakeProject, type SigningKey } from './support.js';
@@ -361,5 +361,23 @@ describe('key rotation and ProjectDirectory caching', () => {
     fake.failWith = null;
     expect((await directory.get('pro-123', 'r'))?.projectId).toBe('pro-123');
     expect(fake.count('getProjectPublicInfo')).toBe(2);
+  });
+});
+
+describe('ProjectDirectory memory bound', () => {
+  it('does not remember more projects than MAX_CACHED_PROJECTS, however many IDs callers make up', async () => {
+    // Unauthenticated callers pick the IDs (X-Corbado-ProjectID, host, aud): unknown ones must not pile up.
+    let calls = 0;
+    const notFound = {
+      getProjectPublicInfo: async () => {
+        calls++;
+        throw new ConnectError('project not found', Code.NotFound);
+      },
+    } as unknown as ConstructorParameters<typeof ProjectDirectory>[0];
+    const dir = new ProjectDirectory(notFound);
+    for (let i = 0; i <= MAX_CACHED_PROJECTS; i++) expect(await dir.get(`pro-${1_000_000 + i}`, 'r')).toBeNull();
+    expect(calls).toBe(MAX_CACHED_PROJECTS + 1);
+    const size = (dir as unknown as { cache: Map<string, unknown> }).cache.size;
+    expect(size).toBeLessThanOrEqual(MAX_CACHED_PROJECTS);
   });
 });

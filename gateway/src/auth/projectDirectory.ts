@@ -15,6 +15,12 @@ export interface ProjectInfo {
 const TTL_MS = 60_000;
 /** At most one forced refresh per project in this window, so bogus kids cannot hammer the connect service. */
 const REFRESH_COOLDOWN_MS = 10_000;
+/**
+ * At most this many projects (known or not) are remembered: unauthenticated callers choose the
+ * project IDs looked up (X-Corbado-ProjectID, the host, a token's aud), so an unbounded cache of
+ * their misses would grow without limit.
+ */
+export const MAX_CACHED_PROJECTS = 10_000;
 
 export class ProjectDirectory {
   private readonly cache = new Map<string, { info: ProjectInfo | null; fetched: number }>();
@@ -39,14 +45,19 @@ export class ProjectDirectory {
     try {
       const r = await this.projects.getProjectPublicInfo({ projectId }, { headers: { 'x-request-id': requestId }, timeoutMs: 5000 });
       const info: ProjectInfo = { projectId: r.projectId, frontendApiUrl: r.frontendApiUrl, origins: r.origins, keys: r.keys.map((k) => ({ ...k })) };
-      this.cache.set(projectId, { info, fetched: Date.now() });
+      this.remember(projectId, info);
       return info;
     } catch (err) {
       if (ConnectError.from(err).code === Code.NotFound) {
-        this.cache.set(projectId, { info: null, fetched: Date.now() });
+        this.remember(projectId, null);
         return null;
       }
       throw err;
     }
+  }
+
+  private remember(projectId: string, info: ProjectInfo | null): void {
+    if (this.cache.size >= MAX_CACHED_PROJECTS && !this.cache.has(projectId)) this.cache.clear();
+    this.cache.set(projectId, { info, fetched: Date.now() });
   }
 }

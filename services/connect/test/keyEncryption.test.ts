@@ -36,4 +36,11 @@ describe('private key encryption (AES-256-GCM)', () => {
     flipped[0] ^= 1;
     expect(() => decryptSecret(masterKey, aad, { ...sealed, ciphertext: flipped.toString('base64url') })).toThrow(KeyDecryptionError);
   });
+
+  it('refuses a truncated authentication tag', () => {
+    const sealed = encryptSecret(masterKey, aad, 'private');
+    // A prefix of the right tag: Node's GCM would accept it (down to 4 bytes) unless the length is pinned.
+    const short = Buffer.from(sealed.tag, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => decryptSecret(masterKey, aad, { ...sealed, tag: short })).toThrow(KeyDecryptionError);
+  });
 });

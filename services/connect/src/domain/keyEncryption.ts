@@ -42,7 +42,9 @@ export function encryptSecret(masterKey: Buffer, aad: string, plaintext: string)
 
 export function decryptSecret(masterKey: Buffer, aad: string, sealed: EncryptedSecret): string {
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyEncryptionKey(masterKey), Buffer.from(sealed.iv, 'base64url'));
+    // authTagLength pins the tag to the full 16 bytes: without it Node accepts a tag truncated to as
+    // little as 4 bytes, so a stored ciphertext with a shortened tag would be far easier to forge.
+    const decipher = createDecipheriv('aes-256-gcm', keyEncryptionKey(masterKey), Buffer.from(sealed.iv, 'base64url'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64url')), decipher.final()]).toString('utf8');
