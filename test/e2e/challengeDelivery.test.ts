@@ -8,8 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { htmlOf, TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, type SmsWebhookPayload, type WebhookCheck } from '../../services/challenge/src/delivery/index.js';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
@@ -19,44 +18,6 @@ const EMAIL_FROM = 'Acme E2E <no-reply@localhost>';
 const LINK_URL = 'http://localhost:3000/verify';
 const SECRET = randomBytes(32).toString('hex');
 
-/** An SMTP server that parses what it receives; while `refuse` is set it answers every message with a 451. */
-class TestSmtp {
-  readonly received: ParsedMail[] = [];
-  refuse = false;
-  refused = 0;
-  private server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData: (stream, _session, callback) => {
-      if (this.refuse) {
-        this.refused++;
-        // The whole message is read before answering, as a real server does.
-        stream.resume();
-        stream.on('end', () => callback(Object.assign(new Error('mailbox temporarily unavailable'), { responseCode: 451 })));
-        return;
-      }
-      simpleParser(stream).then(
-        (mail) => {
-          this.received.push(mail);
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
-    },
-  });
-  url = '';
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = (this.server as unknown as { server: { address(): AddressInfo } }).server.address();
-    this.url = `smtp://127.0.0.1:${port}`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 interface WebhookRequest {
   headers: IncomingMessage['headers'];
@@ -143,8 +104,6 @@ async function eventually<T>(what: string, find: () => T | undefined, ms = 10_00
   }
 }
 
-const toOf = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
-const htmlOf = (mail: ParsedMail) => (typeof mail.html === 'string' ? mail.html : '');
 const mailsTo = (address: string) => smtp.received.filter((m) => toOf(m) === address);
 const emailTo = (address: string) => eventually(`an email to ${address}`, () => mailsTo(address)[0]);
 

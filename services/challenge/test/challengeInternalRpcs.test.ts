@@ -6,9 +6,7 @@
  */
 import { isFieldSet, toBinary, toJson } from '@bufbuild/protobuf';
 import { Code, type Client } from '@connectrpc/connect';
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { htmlOf, TestSmtp, toOf } from './testSmtp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ChallengeSchema,
@@ -27,43 +25,6 @@ const hasher = createValueHasher(Buffer.alloc(32, 5));
 /** Limits high enough never to interfere here; challengeRateLimits.test.ts tests them. */
 const GENEROUS = { points: 10_000, durationSeconds: 60 };
 
-/** An SMTP server that parses what it receives; while `refuse` is set it answers every message with a 451. */
-class TestSmtp {
-  readonly received: ParsedMail[] = [];
-  refuse = false;
-  refused = 0;
-  private server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData: (stream, _session, callback) => {
-      if (this.refuse) {
-        this.refused++;
-        stream.resume();
-        stream.on('end', () => callback(Object.assign(new Error('mailbox temporarily unavailable'), { responseCode: 451 })));
-        return;
-      }
-      simpleParser(stream).then(
-        (mail) => {
-          this.received.push(mail);
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
-    },
-  });
-  url = '';
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = (this.server as unknown as { server: { address(): AddressInfo } }).server.address();
-    this.url = `smtp://127.0.0.1:${port}`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 const smtp = new TestSmtp();
 /** SMS messages "sent" (an in-test SmsSender; deliverySms.test.ts covers the real adapters). */
@@ -124,8 +85,6 @@ beforeEach(async () => {
   texts.length = 0;
 });
 
-const toOf = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
-const htmlOf = (mail: ParsedMail) => (typeof mail.html === 'string' ? mail.html : '');
 const codeIn = (text: string | undefined) => /\b[0-9]{6}\b/.exec(text ?? '')?.[0];
 
 describe('CreateAndDeliverChallenge', () => {

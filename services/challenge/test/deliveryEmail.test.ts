@@ -4,9 +4,8 @@
  * Also retries against a server that refuses messages, and what reaches the logs.
  */
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { pino } from 'pino';
-import { SMTPServer } from 'smtp-server';
+import { htmlOf, TestSmtp, toOf } from './testSmtp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
 import {
@@ -22,46 +21,6 @@ import {
 const NOW = new Date('2030-01-01T12:00:00.000Z');
 const inMinutes = (m: number) => new Date(NOW.getTime() + m * 60_000);
 
-/** An SMTP server that parses what it receives, and can refuse the next N messages. */
-class TestSmtp {
-  readonly received: ParsedMail[] = [];
-  /** Messages refused (with a 451) before it accepts again. */
-  refuseNext = 0;
-  refused = 0;
-  private server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData: (stream, _session, callback) => {
-      if (this.refuseNext > 0) {
-        this.refuseNext--;
-        this.refused++;
-        // The whole message must be read before answering, as a real server does.
-        stream.resume();
-        stream.on('end', () => callback(Object.assign(new Error('mailbox temporarily unavailable'), { responseCode: 451 })));
-        return;
-      }
-      simpleParser(stream).then(
-        (mail) => {
-          this.received.push(mail);
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
-    },
-  });
-  url = '';
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = (this.server as unknown as { server: { address(): AddressInfo } }).server.address();
-    this.url = `smtp://127.0.0.1:${port}`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 /** pino writing JSON lines into an array, with the service logger's settings that matter here. */
 function captureLogger() {
@@ -104,8 +63,6 @@ const otp = (over: Partial<DeliverChallengeInput> = {}): DeliverChallengeInput =
   ...over,
 });
 
-const htmlOf = (mail: ParsedMail) => (typeof mail.html === 'string' ? mail.html : '');
-const toOf = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
 
 describe('email_otp', () => {
   it('sends a plain-text and an HTML email with the code, the app name and the expiry', async () => {
