@@ -14,7 +14,7 @@ import {
 import { clientAddressKey, projectOf } from '../../../runtime/context.js';
 import type { ChallengeType } from '../domain/challengeRules.js';
 import type { ChallengeView } from '../domain/challengeState.js';
-import { createChallenge, type CreateChallengeDeps } from '../domain/createChallenge.js';
+import { createChallenge, type CreateChallengeDeps, type CreateChallengeInput } from '../domain/createChallenge.js';
 import { getChallenge } from '../domain/getChallenge.js';
 import { sendNotification } from '../domain/delivery/sendNotification.js';
 import { verifyChallenge } from '../domain/verifyChallenge.js';
@@ -27,29 +27,30 @@ function challengeMessage(view: ChallengeView): MessageInitShape<typeof Challeng
   return { challengeId: view.challengeId, type: view.type, identifierValue: view.identifierValue, expires: unixSeconds(view.expiresAt), status: view.status };
 }
 
+/** The fields B1 and CreateAndDeliverChallenge share, as createChallenge's input. */
+function createInput(
+  deliver: CreateChallengeInput['deliver'],
+  projectId: string,
+  req: { userId: string; challengeType: string; identifierValue: string; challengeMetadata?: Record<string, unknown>; lifetimeSeconds?: bigint },
+): CreateChallengeInput {
+  return {
+    deliver,
+    projectId,
+    userId: req.userId,
+    // protovalidate has already restricted it to the three types.
+    type: req.challengeType as ChallengeType,
+    identifierValue: req.identifierValue,
+    metadata: req.challengeMetadata,
+    lifetimeSeconds: req.lifetimeSeconds === undefined ? undefined : Number(req.lifetimeSeconds),
+  };
+}
+
 export function challengeServiceImpl(deps: CreateChallengeDeps): ServiceImpl<typeof ChallengeService> {
   return {
     async createChallenge(req, ctx) {
-      const created = await createChallenge(deps, {
-        deliver: 'project',
-        projectId: projectOf(ctx),
-        userId: req.userId,
-        // protovalidate has already restricted it to the three types.
-        type: req.challengeType as ChallengeType,
-        identifierValue: req.identifierValue,
-        metadata: req.challengeMetadata,
-        lifetimeSeconds: req.lifetimeSeconds === undefined ? undefined : Number(req.lifetimeSeconds),
-      });
-      return create(CreateChallengeResponseSchema, {
-        challenge: {
-          challengeId: created.challengeId,
-          type: created.type,
-          identifierValue: created.identifierValue,
-          value: created.value,
-          expires: unixSeconds(created.expiresAt),
-          status: created.status,
-        },
-      });
+      const created = await createChallenge(deps, createInput('project', projectOf(ctx), req));
+      // B1 is the one answer that carries the value (for the application to deliver).
+      return create(CreateChallengeResponseSchema, { challenge: { ...challengeMessage(created), value: created.value } });
     },
     async verifyChallenge(req, ctx) {
       const view = await verifyChallenge(deps, {
@@ -66,17 +67,9 @@ export function challengeServiceImpl(deps: CreateChallengeDeps): ServiceImpl<typ
       return create(GetChallengeResponseSchema, { challenge: challengeMessage(view) });
     },
     async createAndDeliverChallenge(req, ctx) {
-      const created = await createChallenge(deps, {
-        deliver: 'always',
-        projectId: projectOf(ctx),
-        userId: req.userId,
-        type: req.challengeType as ChallengeType,
-        identifierValue: req.identifierValue,
-        metadata: req.challengeMetadata,
-        lifetimeSeconds: req.lifetimeSeconds === undefined ? undefined : Number(req.lifetimeSeconds),
-      });
+      const created = await createChallenge(deps, createInput('always', projectOf(ctx), req));
       // The value went to the user's inbox or phone; it never goes back to the caller.
-      return create(CreateAndDeliverChallengeResponseSchema, { challenge: challengeMessage({ ...created, status: 'pending' }) });
+      return create(CreateAndDeliverChallengeResponseSchema, { challenge: challengeMessage(created) });
     },
     async sendNotification(req, ctx) {
       const project = await deps.projects.get(projectOf(ctx));
