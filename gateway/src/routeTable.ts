@@ -16,6 +16,8 @@ export interface Route {
   tokenKinds: TokenKind[];
   responseBody: string;
   genericResponse: boolean;
+  /** Answer 204 without a body (event endpoints). */
+  noContent: boolean;
   service: DescService;
   method: DescMethod;
   /** Basic routes are served by the backend listener, bearer and public ones by the frontend listener. */
@@ -52,6 +54,7 @@ export function buildRouteTable(services: DescService[]): Route[] {
           tokenKinds: opt.tokenKinds as TokenKind[],
           responseBody: opt.responseBody,
           genericResponse: opt.genericResponse,
+          noContent: opt.noContent,
           service,
           method,
           listener,

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
 import type { BasicAuthenticator } from './auth/basicAuth.js';
-import { projectFromHost, type BearerAuthenticator } from './auth/bearerAuth.js';
+import { identityHeaders, projectFromHost, type BearerAuthenticator, type Principal } from './auth/bearerAuth.js';
 import type { ProjectDirectory, ProjectInfo } from './auth/projectDirectory.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { errorRsp, fromConnectError, genericRsp, HttpError } from './errorResponse.js';
@@ -74,6 +74,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
   let routeLabel = 'unmatched';
   let projectId: string | undefined;
   let project: ProjectInfo | null = null;
+  let principal: Principal | undefined;
   let status = 200;
 
   try {
@@ -96,7 +97,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     if (route.auth === 'basic') {
       projectId = await deps.basic.authenticate(req.headers.authorization, requestId);
     } else if (route.auth === 'bearer') {
-      const principal = await deps.bearer.authenticate(req.headers, route.tokenKinds, requestId);
+      principal = await deps.bearer.authenticate(req.headers, route.tokenKinds, requestId);
       projectId = principal.projectId;
       project = principal.project;
     } else {
@@ -119,12 +120,24 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     for (const name of route.params) json[name] = match.params[name];
     const message = decodeMessage(route.method.input, json);
 
-    const headers: Record<string, string> = { 'x-request-id': requestId, 'x-passkeyauth-client-address': clientAddress(req, deps.trustForwardedFor) };
+    const headers: Record<string, string> = {
+      'x-request-id': requestId,
+      'x-passkeyauth-client-address': clientAddress(req, deps.trustForwardedFor),
+      ...identityHeaders(principal),
+    };
     if (projectId) headers['x-passkeyauth-project-id'] = projectId;
+    // Connect flows hand the browser's user agent to the ceremony insights; bounded, never required.
+    const userAgent = req.headers['user-agent'];
+    if (typeof userAgent === 'string' && userAgent) headers['x-passkeyauth-user-agent'] = userAgent.slice(0, 1024);
     const transport = deps.upstreams[serviceNameOf(route.service)];
     // buildRouteTable admits unary RPCs only.
     const response = await transport.unary(route.method as DescMethodUnary, undefined, deps.upstreamTimeoutMs, headers, message);
 
+    if (route.noContent) {
+      await addCors(res, origin, project, requestId, deps);
+      res.writeHead(204).end();
+      return;
+    }
     let body: unknown;
     if (route.genericResponse) body = genericRsp(requestId, runtime());
     else if (route.responseBody) {

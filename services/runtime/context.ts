@@ -9,11 +9,23 @@ export const HEADERS = {
   projectId: 'x-passkeyauth-project-id',
   /** The end user's (or calling server's) network address as the gateway saw it, for rate limits. */
   clientAddress: 'x-passkeyauth-client-address',
+  /** The end user's User-Agent as the gateway saw it (frontend API). */
+  userAgent: 'x-passkeyauth-user-agent',
+  /** Frontend API: the kind of the verified bearer token (client, process, session). */
+  tokenKind: 'x-passkeyauth-token-kind',
+  /** Frontend API: the process a verified process token names. */
+  processId: 'x-passkeyauth-process-id',
+  /** Frontend API: the user a verified session token names. */
+  userId: 'x-passkeyauth-user-id',
 } as const;
 
 export const requestIdKey = createContextKey<string>('', { description: 'request ID' });
 export const projectIdKey = createContextKey<string>('', { description: 'authenticated project ID' });
 export const clientAddressKey = createContextKey<string>('', { description: 'caller network address' });
+export const userAgentKey = createContextKey<string>('', { description: 'end user User-Agent' });
+export const tokenKindKey = createContextKey<string>('', { description: 'verified bearer token kind' });
+export const tokenProcessIdKey = createContextKey<string>('', { description: 'process named by a verified process token' });
+export const tokenUserIdKey = createContextKey<string>('', { description: 'user named by a verified session token' });
 export const loggerKey = createContextKey<Logger | null>(null, { description: 'request logger' });
 
 /** The project the caller authenticated as; RPCs that act on tenant data require it. */

@@ -12,12 +12,14 @@ import { createValidator } from '@bufbuild/protovalidate';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorInfoSchema } from '../../gen/passkeyauth/common/v1/errors_pb.js';
-import { clientAddressKey, HEADERS, loggerKey, projectIdKey, requestIdKey } from './context.js';
+import { clientAddressKey, HEADERS, loggerKey, projectIdKey, requestIdKey, tokenKindKey, tokenProcessIdKey, tokenUserIdKey, userAgentKey } from './context.js';
 import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 
 const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** IDs carried in token subjects ("cpr-…", "usr-…"). */
+const SUBJECT = /^[a-z]{3}-[0-9]{1,30}$/;
 
 export function contextInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
@@ -29,6 +31,14 @@ export function contextInterceptor(logger: Logger): Interceptor {
     if (project) req.contextValues.set(projectIdKey, project);
     const address = req.header.get(HEADERS.clientAddress);
     if (address && address.length <= 64) req.contextValues.set(clientAddressKey, address);
+    const userAgent = req.header.get(HEADERS.userAgent);
+    if (userAgent) req.contextValues.set(userAgentKey, userAgent.slice(0, 1024));
+    const kind = req.header.get(HEADERS.tokenKind);
+    if (kind === 'client' || kind === 'process' || kind === 'session') req.contextValues.set(tokenKindKey, kind);
+    const processId = req.header.get(HEADERS.processId);
+    if (processId && SUBJECT.test(processId)) req.contextValues.set(tokenProcessIdKey, processId);
+    const userId = req.header.get(HEADERS.userId);
+    if (userId && SUBJECT.test(userId)) req.contextValues.set(tokenUserIdKey, userId);
     req.contextValues.set(loggerKey, logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) }));
     return next(req);
   };

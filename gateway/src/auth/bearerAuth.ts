@@ -36,6 +36,20 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * Internal headers that tell the services who called (built from verified claims only, never
+ * copied from the client): the token kind, and the process (process tokens) or user (session
+ * tokens) named by its `sub`.
+ */
+export function identityHeaders(principal: Principal | undefined): Record<string, string> {
+  if (!principal) return {};
+  const out: Record<string, string> = { 'x-passkeyauth-token-kind': principal.kind };
+  const sub = typeof principal.claims?.sub === 'string' ? principal.claims.sub : undefined;
+  if (sub && principal.kind === 'process') out['x-passkeyauth-process-id'] = sub;
+  if (sub && principal.kind === 'session') out['x-passkeyauth-user-id'] = sub;
+  return out;
+}
+
 export class BearerAuthenticator {
   constructor(private readonly directory: ProjectDirectory) {}
 
@@ -46,8 +60,11 @@ export class BearerAuthenticator {
     const processHeader = header(headers, 'x-corbado-process-id');
     const projectHeader = header(headers, 'x-corbado-projectid');
 
-    if (bearer) return this.verifyToken(bearer, accepted, hostProject, requestId);
-    if (processHeader && accepted.includes('process')) return this.verifyToken(processHeader, ['process'], hostProject, requestId);
+    // X-Corbado-ProjectID beside a token must name the token's project, like the host does.
+    const namedProject = hostProject ?? (projectHeader && PROJECT_ID.test(projectHeader) ? projectHeader : undefined);
+    if (hostProject && projectHeader && hostProject !== projectHeader) throw unauthorized('project_mismatch', 'the host and X-Corbado-ProjectID name different projects');
+    if (bearer) return this.verifyToken(bearer, accepted, namedProject, requestId);
+    if (processHeader && accepted.includes('process')) return this.verifyToken(processHeader, ['process'], namedProject, requestId);
     if (projectHeader && accepted.includes('client')) {
       if (!PROJECT_ID.test(projectHeader)) throw unauthorized('invalid_project', 'X-Corbado-ProjectID is not a project ID');
       if (hostProject && hostProject !== projectHeader) throw unauthorized('project_mismatch', 'the host and X-Corbado-ProjectID name different projects');
@@ -58,7 +75,7 @@ export class BearerAuthenticator {
     throw new HttpError(401, { type: 'missing_credentials', details: `this endpoint needs a bearer token (${accepted.join(', ')})` }, BEARER_CHALLENGE);
   }
 
-  private async verifyToken(token: string, accepted: TokenKind[], hostProject: string | undefined, requestId: string): Promise<Principal> {
+  private async verifyToken(token: string, accepted: TokenKind[], namedProject: string | undefined, requestId: string): Promise<Principal> {
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);
@@ -68,7 +85,7 @@ export class BearerAuthenticator {
     // The audience names the project; the signature check below proves it.
     const projectId = Array.isArray(unverified.aud) ? unverified.aud[0] : unverified.aud;
     if (!projectId || !PROJECT_ID.test(projectId)) throw unauthorized('invalid_token', 'the token names no project');
-    if (hostProject && hostProject !== projectId) throw unauthorized('project_mismatch', 'the token belongs to another project');
+    if (namedProject && namedProject !== projectId) throw unauthorized('project_mismatch', 'the token belongs to another project');
     let project = await this.directory.get(projectId, requestId);
     if (!project) throw unauthorized('invalid_token', 'the token belongs to no known project');
     let claims: JWTPayload;

@@ -124,7 +124,7 @@ function security(route: Route): Record<string, string[]>[] {
 
 /** The message rendered as the 200 body (the output, or its response_body field); none for genericRsp. */
 function responseBodyMessage(route: Route): DescMessage | undefined {
-  if (route.genericResponse) return undefined;
+  if (route.genericResponse || route.noContent) return undefined;
   if (!route.responseBody) return route.method.output;
   const field = route.method.output.fields.find((f) => f.localName === route.responseBody || f.name === route.responseBody);
   if (!field || field.fieldKind !== 'message') throw new Error(`${route.httpMethod} ${route.template}: response_body "${route.responseBody}" is not a message field`);
@@ -200,9 +200,10 @@ function queryParameters(input: DescMessage, pathParams: Set<string>, registry: 
 function responses(route: Route, registry: SchemaRegistry): Record<string, OpenApiResponse | { $ref: string }> {
   const body = responseBodyMessage(route);
   const schema: JsonSchema = body ? registry.messageSchema(body, 'response') : schemaRef('genericRsp');
-  const out: Record<string, OpenApiResponse | { $ref: string }> = {
-    '200': { description: 'OK', headers: { 'X-Request-ID': { $ref: '#/components/headers/RequestID' } }, content: { 'application/json': { schema } } },
-  };
+  const requestIdHeader = { 'X-Request-ID': { $ref: '#/components/headers/RequestID' } };
+  const out: Record<string, OpenApiResponse | { $ref: string }> = route.noContent
+    ? { '204': { description: 'No Content', headers: requestIdHeader } }
+    : { '200': { description: 'OK', headers: requestIdHeader, content: { 'application/json': { schema } } } };
   for (const name of errorResponsesOf(route)) out[ERROR_RESPONSES[name].status] = { $ref: `#/components/responses/${name}` };
   return out;
 }

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/common/v1/client_information.proto.
  */
 export const file_passkeyauth_common_v1_client_information: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wYXNza2V5YXV0aC9jb21tb24vdjEvY2xpZW50X2luZm9ybWF0aW9uLnByb3RvEhVwYXNza2V5YXV0aC5jb21tb24udjEikwUKGUZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24SIAoTYmx1ZXRvb3RoX2F2YWlsYWJsZRgBIAEoCEgAiAEBEigKEWNsaWVudF9lbnZfaGFuZGxlGAIgASgJQgi6SAVyAxiAAkgBiAEBEiEKCnZpc2l0b3JfaWQYAyABKAlCCLpIBXIDGIACSAKIAQESHQoQY2FuX3VzZV9wYXNza2V5cxgEIAEoCEgDiAEBEj8KMmlzX3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JfYXZhaWxhYmxlGAUgASgISASIAQESLwoiaXNfY29uZGl0aW9uYWxfbWVkaWF0aW9uX2F2YWlsYWJsZRgGIAEoCEgFiAEBEk4KE2NsaWVudF9jYXBhYmlsaXRpZXMYByABKAsyMS5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRDYXBhYmlsaXRpZXMSFgoJaXNfbmF0aXZlGAggASgISAaIAQESFgoJd2ViZHJpdmVyGAkgASgISAeIAQESGQoMcHJpdmF0ZV9tb2RlGAogASgISAiIAQFCFgoUX2JsdWV0b290aF9hdmFpbGFibGVCFAoSX2NsaWVudF9lbnZfaGFuZGxlQg0KC192aXNpdG9yX2lkQhMKEV9jYW5fdXNlX3Bhc3NrZXlzQjUKM19pc191c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yX2F2YWlsYWJsZUIlCiNfaXNfY29uZGl0aW9uYWxfbWVkaWF0aW9uX2F2YWlsYWJsZUIMCgpfaXNfbmF0aXZlQgwKCl93ZWJkcml2ZXJCDwoNX3ByaXZhdGVfbW9kZSK6BQoaRnJvbnRlbmRDbGllbnRDYXBhYmlsaXRpZXMSHwoSY29uZGl0aW9uYWxfY3JlYXRlGAEgASgISACIAQESIgoVY29uZGl0aW9uYWxfbWVkaWF0aW9uGAIgASgISAGIAQESHAoPY29uZGl0aW9uYWxfZ2V0GAMgASgISAKIAQESHQoQaHlicmlkX3RyYW5zcG9ydBgEIAEoCEgDiAEBEisKHnBhc3NrZXlfcGxhdGZvcm1fYXV0aGVudGljYXRvchgFIAEoCEgEiAEBEjIKJXVzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3IYBiABKAhIBYgBARIcCg9yZWxhdGVkX29yaWdpbnMYByABKAhIBogBARIsCh9zaWduYWxfYWxsX2FjY2VwdGVkX2NyZWRlbnRpYWxzGAggASgISAeIAQESKAobc2lnbmFsX2N1cnJlbnRfdXNlcl9kZXRhaWxzGAkgASgISAiIAQESJgoZc2lnbmFsX3Vua25vd25fY3JlZGVudGlhbBgKIAEoCEgJiAEBQhUKE19jb25kaXRpb25hbF9jcmVhdGVCGAoWX2NvbmRpdGlvbmFsX21lZGlhdGlvbkISChBfY29uZGl0aW9uYWxfZ2V0QhMKEV9oeWJyaWRfdHJhbnNwb3J0QiEKH19wYXNza2V5X3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JCKAomX3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JCEgoQX3JlbGF0ZWRfb3JpZ2luc0IiCiBfc2lnbmFsX2FsbF9hY2NlcHRlZF9jcmVkZW50aWFsc0IeChxfc2lnbmFsX2N1cnJlbnRfdXNlcl9kZXRhaWxzQhwKGl9zaWduYWxfdW5rbm93bl9jcmVkZW50aWFsIv0FChhCYWNrZW5kQ2xpZW50SW5mb3JtYXRpb24SIQoOcmVtb3RlX2FkZHJlc3MYASABKAlCCbpIBnIEEAEYQBIeCgp1c2VyX2FnZW50GAIgASgJQgq6SAdyBRABGIAIEkQKL3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JfYXZhaWxhYmxlGAMgASgIQga6SAPIAQFIAIgBARI0Ch9jb25kaXRpb25hbF9tZWRpYXRpb25fYXZhaWxhYmxlGAQgASgIQga6SAPIAQFIAYgBARJNChNjbGllbnRfY2FwYWJpbGl0aWVzGAUgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkJhY2tlbmRDbGllbnRDYXBhYmlsaXRpZXMSQwoScGFyc2VkX2RldmljZV9pbmZvGAYgASgLMicucGFzc2tleWF1dGguY29tbW9uLnYxLlBhcnNlZERldmljZUluZm8SKAoRY2xpZW50X2Vudl9oYW5kbGUYByABKAlCCLpIBXIDGIACSAKIAQESLQoWamF2YXNjcmlwdF9maW5nZXJwcmludBgIIAEoCUIIukgFcgMYgAJIA4gBARIgChNibHVldG9vdGhfYXZhaWxhYmxlGAkgASgISASIAQESJwoacGFzc3dvcmRfbWFuYWdlcl9hdmFpbGFibGUYCiABKAhIBYgBARIZCgxwcml2YXRlX21vZGUYCyABKAhIBogBAUIyCjBfdXNlcl92ZXJpZnlpbmdfcGxhdGZvcm1fYXV0aGVudGljYXRvcl9hdmFpbGFibGVCIgogX2NvbmRpdGlvbmFsX21lZGlhdGlvbl9hdmFpbGFibGVCFAoSX2NsaWVudF9lbnZfaGFuZGxlQhkKF19qYXZhc2NyaXB0X2ZpbmdlcnByaW50QhYKFF9ibHVldG9vdGhfYXZhaWxhYmxlQh0KG19wYXNzd29yZF9tYW5hZ2VyX2F2YWlsYWJsZUIPCg1fcHJpdmF0ZV9tb2RlIvMCChlCYWNrZW5kQ2xpZW50Q2FwYWJpbGl0aWVzEh8KEmNvbmRpdGlvbmFsX2NyZWF0ZRgBIAEoCEgAiAEBEiIKFWNvbmRpdGlvbmFsX21lZGlhdGlvbhgCIAEoCEgBiAEBEh0KEGh5YnJpZF90cmFuc3BvcnQYAyABKAhIAogBARIrCh5wYXNza2V5X3BsYXRmb3JtX2F1dGhlbnRpY2F0b3IYBCABKAhIA4gBARIyCiV1c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yGAUgASgISASIAQFCFQoTX2NvbmRpdGlvbmFsX2NyZWF0ZUIYChZfY29uZGl0aW9uYWxfbWVkaWF0aW9uQhMKEV9oeWJyaWRfdHJhbnNwb3J0QiEKH19wYXNza2V5X3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JCKAomX3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3IijAEKEFBhcnNlZERldmljZUluZm8SHgoMYnJvd3Nlcl9uYW1lGAEgASgJQgi6SAVyAxiAARIgCg9icm93c2VyX3ZlcnNpb24YAiABKAlCB7pIBHICGEASGQoHb3NfbmFtZRgDIAEoCUIIukgFcgMYgAESGwoKb3NfdmVyc2lvbhgEIAEoCUIHukgEcgIYQGIGcHJvdG8z", [file_buf_validate_validate]);
+  fileDesc("Ci5wYXNza2V5YXV0aC9jb21tb24vdjEvY2xpZW50X2luZm9ybWF0aW9uLnByb3RvEhVwYXNza2V5YXV0aC5jb21tb24udjEi4wYKGUZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24SIAoTYmx1ZXRvb3RoX2F2YWlsYWJsZRgBIAEoCEgAiAEBEigKEWNsaWVudF9lbnZfaGFuZGxlGAIgASgJQgi6SAVyAxiAAkgBiAEBEiEKCnZpc2l0b3JfaWQYAyABKAlCCLpIBXIDGIACSAKIAQESHQoQY2FuX3VzZV9wYXNza2V5cxgEIAEoCEgDiAEBEj8KMmlzX3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JfYXZhaWxhYmxlGAUgASgISASIAQESLwoiaXNfY29uZGl0aW9uYWxfbWVkaWF0aW9uX2F2YWlsYWJsZRgGIAEoCEgFiAEBEk4KE2NsaWVudF9jYXBhYmlsaXRpZXMYByABKAsyMS5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRDYXBhYmlsaXRpZXMSFgoJaXNfbmF0aXZlGAggASgISAaIAQESFgoJd2ViZHJpdmVyGAkgASgISAeIAQESGQoMcHJpdmF0ZV9tb2RlGAogASgISAiIAQESTgoYamF2YV9zY3JpcHRfaGlnaF9lbnRyb3B5GAsgASgLMiwucGFzc2tleWF1dGguY29tbW9uLnYxLkphdmFTY3JpcHRIaWdoRW50cm9weRJGChZjbGllbnRfZW52X2hhbmRsZV9tZXRhGAwgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkNsaWVudFN0YXRlTWV0YRI2CgtuYXRpdmVfbWV0YRgNIAEoCzIhLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5OYXRpdmVNZXRhQhYKFF9ibHVldG9vdGhfYXZhaWxhYmxlQhQKEl9jbGllbnRfZW52X2hhbmRsZUINCgtfdmlzaXRvcl9pZEITChFfY2FuX3VzZV9wYXNza2V5c0I1CjNfaXNfdXNlcl92ZXJpZnlpbmdfcGxhdGZvcm1fYXV0aGVudGljYXRvcl9hdmFpbGFibGVCJQojX2lzX2NvbmRpdGlvbmFsX21lZGlhdGlvbl9hdmFpbGFibGVCDAoKX2lzX25hdGl2ZUIMCgpfd2ViZHJpdmVyQg8KDV9wcml2YXRlX21vZGUiZQoVSmF2YVNjcmlwdEhpZ2hFbnRyb3B5EhkKCHBsYXRmb3JtGAEgASgJQge6SARyAhhAEiEKEHBsYXRmb3JtX3ZlcnNpb24YAiABKAlCB7pIBHICGEASDgoGbW9iaWxlGAMgASgIIk4KD0NsaWVudFN0YXRlTWV0YRITCgJ0cxgBIAEoA0IHukgEIgIoABImCgZzb3VyY2UYAiABKAlCFrpIE3IRUgJsc1IDdXJsUgZuYXRpdmUi2AEKCk5hdGl2ZU1ldGESGQoIcGxhdGZvcm0YASABKAlCB7pIBHICGEASIQoQcGxhdGZvcm1fdmVyc2lvbhgCIAEoCUIHukgEcgIYQBIWCgRuYW1lGAMgASgJQgi6SAVyAxiAARIYCgd2ZXJzaW9uGAQgASgJQge6SARyAhhAEh4KDGRpc3BsYXlfbmFtZRgFIAEoCUIIukgFcgMYgAESFgoFYnVpbGQYBiABKAlCB7pIBHICGEASIgoRZGV2aWNlX293bmVyX2F1dGgYByABKAlCB7pIBHICGCAiugUKGkZyb250ZW5kQ2xpZW50Q2FwYWJpbGl0aWVzEh8KEmNvbmRpdGlvbmFsX2NyZWF0ZRgBIAEoCEgAiAEBEiIKFWNvbmRpdGlvbmFsX21lZGlhdGlvbhgCIAEoCEgBiAEBEhwKD2NvbmRpdGlvbmFsX2dldBgDIAEoCEgCiAEBEh0KEGh5YnJpZF90cmFuc3BvcnQYBCABKAhIA4gBARIrCh5wYXNza2V5X3BsYXRmb3JtX2F1dGhlbnRpY2F0b3IYBSABKAhIBIgBARIyCiV1c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yGAYgASgISAWIAQESHAoPcmVsYXRlZF9vcmlnaW5zGAcgASgISAaIAQESLAofc2lnbmFsX2FsbF9hY2NlcHRlZF9jcmVkZW50aWFscxgIIAEoCEgHiAEBEigKG3NpZ25hbF9jdXJyZW50X3VzZXJfZGV0YWlscxgJIAEoCEgIiAEBEiYKGXNpZ25hbF91bmtub3duX2NyZWRlbnRpYWwYCiABKAhICYgBAUIVChNfY29uZGl0aW9uYWxfY3JlYXRlQhgKFl9jb25kaXRpb25hbF9tZWRpYXRpb25CEgoQX2NvbmRpdGlvbmFsX2dldEITChFfaHlicmlkX3RyYW5zcG9ydEIhCh9fcGFzc2tleV9wbGF0Zm9ybV9hdXRoZW50aWNhdG9yQigKJl91c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yQhIKEF9yZWxhdGVkX29yaWdpbnNCIgogX3NpZ25hbF9hbGxfYWNjZXB0ZWRfY3JlZGVudGlhbHNCHgocX3NpZ25hbF9jdXJyZW50X3VzZXJfZGV0YWlsc0IcChpfc2lnbmFsX3Vua25vd25fY3JlZGVudGlhbCL9BQoYQmFja2VuZENsaWVudEluZm9ybWF0aW9uEiEKDnJlbW90ZV9hZGRyZXNzGAEgASgJQgm6SAZyBBABGEASHgoKdXNlcl9hZ2VudBgCIAEoCUIKukgHcgUQARiACBJECi91c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yX2F2YWlsYWJsZRgDIAEoCEIGukgDyAEBSACIAQESNAofY29uZGl0aW9uYWxfbWVkaWF0aW9uX2F2YWlsYWJsZRgEIAEoCEIGukgDyAEBSAGIAQESTQoTY2xpZW50X2NhcGFiaWxpdGllcxgFIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50Q2FwYWJpbGl0aWVzEkMKEnBhcnNlZF9kZXZpY2VfaW5mbxgGIAEoCzInLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYXJzZWREZXZpY2VJbmZvEigKEWNsaWVudF9lbnZfaGFuZGxlGAcgASgJQgi6SAVyAxiAAkgCiAEBEi0KFmphdmFzY3JpcHRfZmluZ2VycHJpbnQYCCABKAlCCLpIBXIDGIACSAOIAQESIAoTYmx1ZXRvb3RoX2F2YWlsYWJsZRgJIAEoCEgEiAEBEicKGnBhc3N3b3JkX21hbmFnZXJfYXZhaWxhYmxlGAogASgISAWIAQESGQoMcHJpdmF0ZV9tb2RlGAsgASgISAaIAQFCMgowX3VzZXJfdmVyaWZ5aW5nX3BsYXRmb3JtX2F1dGhlbnRpY2F0b3JfYXZhaWxhYmxlQiIKIF9jb25kaXRpb25hbF9tZWRpYXRpb25fYXZhaWxhYmxlQhQKEl9jbGllbnRfZW52X2hhbmRsZUIZChdfamF2YXNjcmlwdF9maW5nZXJwcmludEIWChRfYmx1ZXRvb3RoX2F2YWlsYWJsZUIdChtfcGFzc3dvcmRfbWFuYWdlcl9hdmFpbGFibGVCDwoNX3ByaXZhdGVfbW9kZSLzAgoZQmFja2VuZENsaWVudENhcGFiaWxpdGllcxIfChJjb25kaXRpb25hbF9jcmVhdGUYASABKAhIAIgBARIiChVjb25kaXRpb25hbF9tZWRpYXRpb24YAiABKAhIAYgBARIdChBoeWJyaWRfdHJhbnNwb3J0GAMgASgISAKIAQESKwoecGFzc2tleV9wbGF0Zm9ybV9hdXRoZW50aWNhdG9yGAQgASgISAOIAQESMgoldXNlcl92ZXJpZnlpbmdfcGxhdGZvcm1fYXV0aGVudGljYXRvchgFIAEoCEgEiAEBQhUKE19jb25kaXRpb25hbF9jcmVhdGVCGAoWX2NvbmRpdGlvbmFsX21lZGlhdGlvbkITChFfaHlicmlkX3RyYW5zcG9ydEIhCh9fcGFzc2tleV9wbGF0Zm9ybV9hdXRoZW50aWNhdG9yQigKJl91c2VyX3ZlcmlmeWluZ19wbGF0Zm9ybV9hdXRoZW50aWNhdG9yIowBChBQYXJzZWREZXZpY2VJbmZvEh4KDGJyb3dzZXJfbmFtZRgBIAEoCUIIukgFcgMYgAESIAoPYnJvd3Nlcl92ZXJzaW9uGAIgASgJQge6SARyAhhAEhkKB29zX25hbWUYAyABKAlCCLpIBXIDGIABEhsKCm9zX3ZlcnNpb24YBCABKAlCB7pIBHICGEBiBnByb3RvMw", [file_buf_validate_validate]);
 
 /**
  * FrontendClientInformation describes the browser a frontend API call comes from, as the web SDK reports it.
@@ -88,6 +88,27 @@ export type FrontendClientInformation = Message<"passkeyauth.common.v1.FrontendC
    * @generated from field: optional bool private_mode = 10;
    */
   privateMode?: boolean | undefined;
+
+  /**
+   * User-agent client hints the web SDK reads (navigator.userAgentData.getHighEntropyValues()).
+   *
+   * @generated from field: passkeyauth.common.v1.JavaScriptHighEntropy java_script_high_entropy = 11;
+   */
+  javaScriptHighEntropy?: JavaScriptHighEntropy | undefined;
+
+  /**
+   * When and from where the client got its clientEnvHandle (sent by the web SDK beside the handle).
+   *
+   * @generated from field: passkeyauth.common.v1.ClientStateMeta client_env_handle_meta = 12;
+   */
+  clientEnvHandleMeta?: ClientStateMeta | undefined;
+
+  /**
+   * Details of the native app, when the client is one (isNative).
+   *
+   * @generated from field: passkeyauth.common.v1.NativeMeta native_meta = 13;
+   */
+  nativeMeta?: NativeMeta | undefined;
 };
 
 /**
@@ -96,6 +117,132 @@ export type FrontendClientInformation = Message<"passkeyauth.common.v1.FrontendC
  */
 export const FrontendClientInformationSchema: GenMessage<FrontendClientInformation> = /*@__PURE__*/
   messageDesc(file_passkeyauth_common_v1_client_information, 0);
+
+/**
+ * JavaScriptHighEntropy are the user-agent client hints of a browser.
+ *
+ * @generated from message passkeyauth.common.v1.JavaScriptHighEntropy
+ */
+export type JavaScriptHighEntropy = Message<"passkeyauth.common.v1.JavaScriptHighEntropy"> & {
+  /**
+   * Platform, e.g. "Windows" or "macOS".
+   *
+   * @generated from field: string platform = 1;
+   */
+  platform: string;
+
+  /**
+   * Platform version, e.g. "15.0.0".
+   *
+   * @generated from field: string platform_version = 2;
+   */
+  platformVersion: string;
+
+  /**
+   * Whether the device is a mobile device.
+   *
+   * @generated from field: bool mobile = 3;
+   */
+  mobile: boolean;
+};
+
+/**
+ * Describes the message passkeyauth.common.v1.JavaScriptHighEntropy.
+ * Use `create(JavaScriptHighEntropySchema)` to create a new message.
+ */
+export const JavaScriptHighEntropySchema: GenMessage<JavaScriptHighEntropy> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_common_v1_client_information, 1);
+
+/**
+ * ClientStateMeta says when and from where a piece of client state was obtained.
+ *
+ * @generated from message passkeyauth.common.v1.ClientStateMeta
+ */
+export type ClientStateMeta = Message<"passkeyauth.common.v1.ClientStateMeta"> & {
+  /**
+   * When the state was obtained (milliseconds since the Unix epoch, as the web SDK sends it).
+   *
+   * @generated from field: int64 ts = 1;
+   */
+  ts: bigint;
+
+  /**
+   * Where it came from: local storage ("ls"), the URL ("url") or a native app ("native").
+   *
+   * @generated from field: string source = 2;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message passkeyauth.common.v1.ClientStateMeta.
+ * Use `create(ClientStateMetaSchema)` to create a new message.
+ */
+export const ClientStateMetaSchema: GenMessage<ClientStateMeta> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_common_v1_client_information, 2);
+
+/**
+ * NativeMeta describes a native app client.
+ *
+ * @generated from message passkeyauth.common.v1.NativeMeta
+ */
+export type NativeMeta = Message<"passkeyauth.common.v1.NativeMeta"> & {
+  /**
+   * Platform, e.g. "iOS" or "Android".
+   *
+   * @generated from field: string platform = 1;
+   */
+  platform: string;
+
+  /**
+   * Platform version.
+   *
+   * @generated from field: string platform_version = 2;
+   */
+  platformVersion: string;
+
+  /**
+   * App name.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * App version.
+   *
+   * @generated from field: string version = 4;
+   */
+  version: string;
+
+  /**
+   * Device display name.
+   *
+   * @generated from field: string display_name = 5;
+   */
+  displayName: string;
+
+  /**
+   * App build.
+   *
+   * @generated from field: string build = 6;
+   */
+  build: string;
+
+  /**
+   * Which device-owner authentication the device offers (e.g. "biometrics", "code", "none").
+   *
+   * @generated from field: string device_owner_auth = 7;
+   */
+  deviceOwnerAuth: string;
+};
+
+/**
+ * Describes the message passkeyauth.common.v1.NativeMeta.
+ * Use `create(NativeMetaSchema)` to create a new message.
+ */
+export const NativeMetaSchema: GenMessage<NativeMeta> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_common_v1_client_information, 3);
 
 /**
  * FrontendClientCapabilities are the WebAuthn client capabilities a browser reports.
@@ -179,7 +326,7 @@ export type FrontendClientCapabilities = Message<"passkeyauth.common.v1.Frontend
  * Use `create(FrontendClientCapabilitiesSchema)` to create a new message.
  */
 export const FrontendClientCapabilitiesSchema: GenMessage<FrontendClientCapabilities> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_common_v1_client_information, 1);
+  messageDesc(file_passkeyauth_common_v1_client_information, 4);
 
 /**
  * BackendClientInformation describes the end user's client as the application's server saw it.
@@ -270,7 +417,7 @@ export type BackendClientInformation = Message<"passkeyauth.common.v1.BackendCli
  * Use `create(BackendClientInformationSchema)` to create a new message.
  */
 export const BackendClientInformationSchema: GenMessage<BackendClientInformation> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_common_v1_client_information, 2);
+  messageDesc(file_passkeyauth_common_v1_client_information, 5);
 
 /**
  * BackendClientCapabilities are the WebAuthn client capabilities reported through the application's server.
@@ -319,7 +466,7 @@ export type BackendClientCapabilities = Message<"passkeyauth.common.v1.BackendCl
  * Use `create(BackendClientCapabilitiesSchema)` to create a new message.
  */
 export const BackendClientCapabilitiesSchema: GenMessage<BackendClientCapabilities> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_common_v1_client_information, 3);
+  messageDesc(file_passkeyauth_common_v1_client_information, 6);
 
 /**
  * ParsedDeviceInfo is the browser and operating system parsed from the user agent.
@@ -361,5 +508,5 @@ export type ParsedDeviceInfo = Message<"passkeyauth.common.v1.ParsedDeviceInfo">
  * Use `create(ParsedDeviceInfoSchema)` to create a new message.
  */
 export const ParsedDeviceInfoSchema: GenMessage<ParsedDeviceInfo> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_common_v1_client_information, 4);
+  messageDesc(file_passkeyauth_common_v1_client_information, 7);
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/gateway/v1/http.proto.
  */
 export const file_passkeyauth_gateway_v1_http: GenFile = /*@__PURE__*/
-  fileDesc("CiFwYXNza2V5YXV0aC9nYXRld2F5L3YxL2h0dHAucHJvdG8SFnBhc3NrZXlhdXRoLmdhdGV3YXkudjEikgEKCUh0dHBSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRhdXRoGAMgASgJEhMKC3Rva2VuX2tpbmRzGAQgAygJEhUKDXJlc3BvbnNlX2JvZHkYBSABKAkSGAoQZ2VuZXJpY19yZXNwb25zZRgGIAEoCBITCgthbGlhc19wYXRocxgHIAMoCTpZCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyIS5wYXNza2V5YXV0aC5nYXRld2F5LnYxLkh0dHBSb3V0ZVIFcm91dGViBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwYXNza2V5YXV0aC9nYXRld2F5L3YxL2h0dHAucHJvdG8SFnBhc3NrZXlhdXRoLmdhdGV3YXkudjEipgEKCUh0dHBSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRhdXRoGAMgASgJEhMKC3Rva2VuX2tpbmRzGAQgAygJEhUKDXJlc3BvbnNlX2JvZHkYBSABKAkSGAoQZ2VuZXJpY19yZXNwb25zZRgGIAEoCBITCgthbGlhc19wYXRocxgHIAMoCRISCgpub19jb250ZW50GAggASgIOlkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIhLnBhc3NrZXlhdXRoLmdhdGV3YXkudjEuSHR0cFJvdXRlUgVyb3V0ZWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * HttpRoute says how the REST gateway exposes an RPC. The gateway builds its route table from
@@ -73,6 +73,13 @@ export type HttpRoute = Message<"passkeyauth.gateway.v1.HttpRoute"> & {
    * @generated from field: repeated string alias_paths = 7;
    */
   aliasPaths: string[];
+
+  /**
+   * Answer 204 No Content (the response message is empty), as the reference does for event endpoints.
+   *
+   * @generated from field: bool no_content = 8;
+   */
+  noContent: boolean;
 };
 
 /**
