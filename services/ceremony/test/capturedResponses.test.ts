@@ -362,6 +362,7 @@ describe('captured registrations through FinishAppend (B3)', () => {
       insert: async () => undefined,
       consume: async (scope) => (scope.challenge === session.challenge ? session : null),
       discardExpired: async () => false,
+      findByChallenge: async (_projectId, challenge) => (challenge === session.challenge ? session : null),
       deleteForUser: async () => 0,
     };
     const client = { remoteAddress: '::1', userAgent: 'test', uvpaAvailable: true, conditionalMediationAvailable: true, capabilities: {} };

@@ -8,7 +8,9 @@ import {
   FinishAppendResponseSchema,
   FinishLoginResponseSchema,
   FinishMediationResponseSchema,
+  GetUserHandleResponseSchema,
   ListCredentialsResponseSchema,
+  RecordClientEventResponseSchema,
   StartAppendResponseSchema,
   StartLoginResponseSchema,
   StartMediationResponseSchema,
@@ -24,8 +26,10 @@ import type { CeremonyDomainDeps, PasskeyData } from '../domain/deps.js';
 import { finishAppend } from '../domain/finishAppend.js';
 import { finishLogin } from '../domain/finishLogin.js';
 import { finishMediation } from '../domain/finishMediation.js';
+import { getUserHandle } from '../domain/getUserHandle.js';
 import type { CrossDeviceStrategy, DetectionInsights } from '../domain/insights/types.js';
 import { listCredentials } from '../domain/listCredentials.js';
+import { recordClientEvent } from '../domain/recordClientEvent.js';
 import { startAppend } from '../domain/startAppend.js';
 import { startLogin } from '../domain/startLogin.js';
 import { startMediation } from '../domain/startMediation.js';
@@ -153,6 +157,23 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
     async deleteUserCredentials(req, ctx) {
       const deleted = await deleteUserCredentials(deps, projectOf(ctx), req.userId);
       return create(DeleteUserCredentialsResponseSchema, { deleted });
+    },
+    async getUserHandle(req, ctx) {
+      const userHandle = await getUserHandle(deps, projectOf(ctx), req.userId);
+      return create(GetUserHandleResponseSchema, { userHandle });
+    },
+    async recordClientEvent(req, ctx) {
+      const recordedAs = await recordClientEvent(deps, {
+        projectId: projectOf(ctx),
+        userId: req.userId,
+        processId: req.processId,
+        eventType: req.eventType,
+        message: req.message,
+        challenge: req.challenge,
+        // clientInformation is optional here: events may come without one.
+        ...(req.clientInformation ? { client: toClientContext(req.clientInformation) } : {}),
+      });
+      return create(RecordClientEventResponseSchema, { recordedAs });
     },
   };
 }

@@ -48,6 +48,11 @@ export interface SessionStore {
   consume(scope: SessionScope, now: Date): Promise<SessionRecord | null>;
   /** Deletes an expired session matching the scope; true if there was one. */
   discardExpired(scope: SessionScope, now: Date): Promise<boolean>;
+  /**
+   * The project's session with this challenge, expired or not, without consuming it; null if none.
+   * Read-only: for attributing what a client reports about a ceremony, never for finishing one.
+   */
+  findByChallenge(projectId: string, challenge: string): Promise<SessionRecord | null>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
 }
 
@@ -76,6 +81,9 @@ export function mongoSessionStore(db: Db): SessionStore {
     async discardExpired(scope, now) {
       const r = await coll.deleteOne({ ...scopeFilter(scope), expiresAt: { $lte: now } });
       return r.deletedCount === 1;
+    },
+    async findByChallenge(projectId, challenge) {
+      return coll.findOne({ challenge, projectId });
     },
     async deleteForUser(projectId, userId) {
       const r = await coll.deleteMany({ projectId, userId });

@@ -140,6 +140,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         processId: event.processId,
         credentialId: event.credentialId,
         reason: event.reason?.slice(0, MAX_REASON_LENGTH),
+        message: event.message?.slice(0, MAX_REASON_LENGTH),
         trackingId: event.trackingId?.slice(0, MAX_REASON_LENGTH),
         notificationRequested: event.notificationRequested,
         at: event.at,

@@ -54,6 +54,8 @@ export interface EventDoc {
   processId?: string;
   credentialId?: string;
   reason?: string;
+  /** Client-reported events: the client's short message code. */
+  message?: string;
   trackingId?: string;
   notificationRequested?: boolean;
   at: Date;

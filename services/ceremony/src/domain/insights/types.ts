@@ -118,7 +118,9 @@ export type CeremonyEventType =
   | 'mediation-succeeded'
   | 'mediation-failed'
   | 'clone-detected'
-  | 'credential-deleted';
+  | 'credential-deleted'
+  /** Reported by a client (connect flow) and not the failure of a ceremony; its reason names what happened. */
+  | 'client-event';
 
 /** One recorded ceremony step: feeds history and cooldowns, and is the audit trail. */
 export interface CeremonyEvent {
@@ -131,6 +133,8 @@ export interface CeremonyEvent {
   credentialId?: string;
   /** For failures: a short machine-readable reason (never secrets or raw responses). */
   reason?: string;
+  /** Client-reported events: the client's short message code, only when it is one (see recordClientEvent). */
+  message?: string;
   /** The application's tracking ID of the attempt (B3, B5, B7 trackingID). */
   trackingId?: string;
   /** B3: the application asked for a "passkey added" notice to the user. */
