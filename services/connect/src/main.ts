@@ -11,6 +11,9 @@ import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './domain/projectRules.js';
 import { createServer } from './server.js';
+import { mongoClientEnvStore } from './store/clientEnvs.js';
+import { mongoConnectTokenStore } from './store/connectTokens.js';
+import { mongoProcessStore } from './store/processes.js';
 import { connectIndexes } from './store/indexes.js';
 import { mongoIdentifierStore } from './store/identifiers.js';
 import { mongoProjectStore } from './store/projects.js';
@@ -38,6 +41,7 @@ try {
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', config.backendApiUrl);
   const metrics = createMetrics('connect');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics);
+  const ceremony = serviceClient(CeremonyService, config.ceremonyUrl);
   let accepting = true;
   const server = createServer({
     logger,
@@ -46,7 +50,11 @@ try {
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
     identifiers: mongoIdentifierStore(store.db),
-    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl), serviceClient(CeremonyService, config.ceremonyUrl)),
+    connectTokens: mongoConnectTokenStore(store.db),
+    processes: mongoProcessStore(store.db),
+    clientEnvs: mongoClientEnvStore(store.db),
+    ceremony,
+    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl), ceremony),
     masterKey,
     urls: { frontendApiUrl: config.frontendApiUrl, backendApiUrl },
     now: () => new Date(),

@@ -1,6 +1,7 @@
 /** Shared set-up of the connect service's tests: an embedded store, real repositories, in-memory RPC. */
 import { createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
 import { randomBytes } from 'node:crypto';
+import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
@@ -11,6 +12,9 @@ import { connectStore, type Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import type { UserCleanup } from '../src/domain/userDeps.js';
 import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
+import { mongoClientEnvStore } from '../src/store/clientEnvs.js';
+import { mongoConnectTokenStore } from '../src/store/connectTokens.js';
+import { mongoProcessStore } from '../src/store/processes.js';
 import { connectIndexes } from '../src/store/indexes.js';
 import { mongoIdentifierStore } from '../src/store/identifiers.js';
 import { mongoProjectStore } from '../src/store/projects.js';
@@ -54,6 +58,12 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
     identifiers: mongoIdentifierStore(store.db),
+    connectTokens: mongoConnectTokenStore(store.db),
+    processes: mongoProcessStore(store.db),
+    clientEnvs: mongoClientEnvStore(store.db),
+    // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts);
+    // here an empty router answers them with "unimplemented".
+    ceremony: createClient(CeremonyService, createRouterTransport(() => undefined)),
     cleanup,
     logger,
     masterKey: Buffer.from(MASTER_KEY_HEX, 'hex'),

@@ -1,5 +1,5 @@
 /**
- * Operator commands on projects (create, list, rotate-secret, add-origin), run directly against
+ * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -16,7 +16,9 @@ import { issueClientKey } from '../domain/issueClientKey.js';
 import { listProjects, type ProjectSummary } from '../domain/listProjects.js';
 import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../domain/projectRules.js';
+import { issueInvitation } from '../domain/flows/invitations.js';
 import { rotateSecret } from '../domain/rotateSecret.js';
+import { parseConnectFlags, updateConnectSettings } from '../domain/updateConnectSettings.js';
 import { connectIndexes } from '../store/indexes.js';
 import { mongoProjectStore, type ProjectRecord } from '../store/projects.js';
 
@@ -147,15 +149,26 @@ commands:
       adds a fresh API secret (others stay valid unless --revoke-others); prints {projectID, apiSecret}
   add-origin --project pro-… --origin URL
       allows one more origin; prints {projectID, origins}
+  connect-settings --project pro-… [--rollout everyone|invited|nobody] [--flag KEY=VALUE …] [--clear-flags]
+      who may use the connect flows (default everyone; invited = only clients with an invitation)
+      and the flags every connect init answer carries; prints {projectID, connectRollout, connectFlags}
+  invite --project pro-… [--days N]
+      issues an invitation token (default 30 days) for web SDK setInvitation(); prints {projectID, invitationToken, expiresAt}
 
 environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MASTER_KEY_FILE}),
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
-export type ProjectCommandResult = ProjectCredentials | ProjectSummary[] | { projectID: string; apiSecret: string } | { projectID: string; origins: string[] };
+export type ProjectCommandResult =
+  | ProjectCredentials
+  | ProjectSummary[]
+  | { projectID: string; apiSecret: string }
+  | { projectID: string; origins: string[] }
+  | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
+  | { projectID: string; invitationToken: string; expiresAt: number };
 
 /** A parsed command line: which command and its options, checked before the store is touched. */
 export interface ParsedCommand {
@@ -244,6 +257,35 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         async run(deps) {
           const p = await addOrigin(deps, projectId, origin);
           return { projectID: p._id, origins: [...p.origins] };
+        },
+      };
+    }
+    case 'connect-settings': {
+      const v = parse(args, { project: { type: 'string' }, rollout: { type: 'string' }, flag: { type: 'string', multiple: true }, 'clear-flags': { type: 'boolean' } });
+      const projectId = required(v, 'project');
+      const flagArgs = (v.flag as string[] | undefined) ?? [];
+      const clear = v['clear-flags'] === true;
+      if (clear && flagArgs.length) throw new UsageError('--clear-flags and --flag exclude each other');
+      const flags = clear ? {} : flagArgs.length ? parseConnectFlags(flagArgs) : undefined;
+      const rollout = v.rollout as string | undefined;
+      return {
+        command,
+        async run(deps) {
+          const p = await updateConnectSettings(deps, projectId, { rollout, flags });
+          return { projectID: p._id, connectRollout: p.connectRollout ?? 'everyone', connectFlags: { ...(p.connectFlags ?? {}) } };
+        },
+      };
+    }
+    case 'invite': {
+      const v = parse(args, { project: { type: 'string' }, days: { type: 'string' } });
+      const projectId = required(v, 'project');
+      const days = v.days === undefined ? 30 : Number(v.days);
+      if (!Number.isInteger(days) || days < 1 || days > 365) throw new UsageError('--days must be a whole number from 1 to 365');
+      return {
+        command,
+        async run(deps) {
+          const r = await issueInvitation(deps, projectId, days);
+          return { projectID: projectId, ...r };
         },
       };
     }

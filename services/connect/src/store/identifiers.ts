@@ -29,6 +29,10 @@ export interface IdentifierStore {
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
+  /** The identifier of this type and normalized value in the project (served by the unique index). */
+  findByValue(projectId: string, type: IdentifierType, value: string): Promise<IdentifierRecord | null>;
+  /** The user's identifiers, oldest first. */
+  listForUser(projectId: string, userId: string): Promise<IdentifierRecord[]>;
   list(projectId: string, query: IdentifierListQuery): Promise<IdentifierPage>;
 }
 
@@ -73,6 +77,12 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
     async deleteForUser(projectId, userId) {
       const r = await coll.deleteMany({ projectId, userId });
       return r.deletedCount;
+    },
+    findByValue(projectId, type, value) {
+      return coll.findOne({ projectId, type, value });
+    },
+    listForUser(projectId, userId) {
+      return coll.find({ projectId, userId }).sort({ createdAt: 1, _id: 1 }).toArray();
     },
     async list(projectId, query) {
       const filter: Filter<IdentifierRecord> = { projectId };

@@ -17,6 +17,9 @@ export type UserVerification = 'required' | 'preferred' | 'discouraged';
 /** Who delivers the values of B1 challenges. */
 export type ChallengeDelivery = 'app' | 'service';
 
+/** Roll-out of the connect flows (see decideFlowAllowed). */
+export type ConnectRollout = 'everyone' | 'invited' | 'nobody';
+
 export interface ProjectRecord {
   /** The project ID, `pro-` and 20 digits. */
   _id: string;
@@ -36,6 +39,12 @@ export interface ProjectRecord {
   maxChallengeAttempts?: number;
   /** Where email links point when a challenge names no linkUrl. */
   emailLinkUrl?: string;
+  /** Who may use the connect flows: everyone (the default), only invited clients, or nobody. */
+  connectRollout?: ConnectRollout;
+  /** Flags the project adds to every connect init answer (they win over the client's). */
+  connectFlags?: Record<string, string>;
+  /** Lifetime of session tokens in seconds (default 900). */
+  sessionLifetimeSeconds?: number;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -61,6 +70,8 @@ export interface ProjectStore {
   anyAllowsOrigin(origin: string): Promise<boolean>;
   /** Adds an origin unless present; null if the project does not exist. */
   addOrigin(projectId: string, origin: string, now: Date): Promise<ProjectRecord | null>;
+  /** Sets the connect roll-out and flags; null if the project does not exist. */
+  updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
 }
 
 export const projectIndexes: IndexPlan = {
@@ -102,6 +113,12 @@ export function mongoProjectStore(db: Db): ProjectStore {
     },
     addOrigin(projectId, origin, now) {
       return coll.findOneAndUpdate({ _id: projectId }, { $addToSet: { origins: origin }, $set: { updatedAt: now } }, { returnDocument: 'after' });
+    },
+    updateConnectSettings(projectId, settings, now) {
+      const set: Partial<ProjectRecord> = { updatedAt: now };
+      if (settings.connectRollout !== undefined) set.connectRollout = settings.connectRollout;
+      if (settings.connectFlags !== undefined) set.connectFlags = settings.connectFlags;
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
   };
 }

@@ -1,0 +1,6 @@
+import type { ConnectTokenStore } from '../store/connectTokens.js';
+
+export interface ConnectTokenDeps {
+  connectTokens: ConnectTokenStore;
+  now: () => Date;
+}

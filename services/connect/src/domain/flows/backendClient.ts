@@ -1,0 +1,31 @@
+/**
+ * The ceremony service speaks the backend variant of clientInformation (what an application's
+ * server reports). In connect flows the browser talks to us directly, so we build it from the
+ * process's snapshot and what the gateway saw: the address, the User-Agent and our own handle.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { BackendClientInformationSchema } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import type { ProcessRecord } from '../../store/processes.js';
+import type { FlowCall } from './flowDeps.js';
+
+export function backendClient(process: Pick<ProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall): MessageInitShape<typeof BackendClientInformationSchema> {
+  const c = process.client;
+  return {
+    // The ceremony requires both; a call that bypassed the gateway has neither.
+    remoteAddress: call.clientAddress || 'unknown',
+    userAgent: call.userAgent || 'unknown',
+    userVerifyingPlatformAuthenticatorAvailable: c.uvpaAvailable,
+    conditionalMediationAvailable: c.conditionalMediationAvailable,
+    clientCapabilities: {
+      conditionalCreate: c.capabilities.conditionalCreate,
+      conditionalMediation: c.capabilities.conditionalMediation,
+      hybridTransport: c.capabilities.hybridTransport,
+      passkeyPlatformAuthenticator: c.capabilities.passkeyPlatformAuthenticator,
+      userVerifyingPlatformAuthenticator: c.capabilities.userVerifyingPlatformAuthenticator,
+    },
+    clientEnvHandle: process.clientEnvHandle,
+    ...(c.visitorId ? { javascriptFingerprint: c.visitorId.slice(0, 256) } : {}),
+    bluetoothAvailable: c.bluetoothAvailable,
+    privateMode: c.privateMode,
+  };
+}

@@ -1,0 +1,33 @@
+/** What the connect flows (F5–F10 and companions) need: connect's own stores and the ceremony service. */
+import type { Client } from '@connectrpc/connect';
+import type { Logger } from 'pino';
+import type { CeremonyService } from '../../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import type { ClientEnvStore } from '../../store/clientEnvs.js';
+import type { ConnectTokenStore } from '../../store/connectTokens.js';
+import type { IdentifierStore } from '../../store/identifiers.js';
+import type { ProcessStore } from '../../store/processes.js';
+import type { UserStore } from '../../store/users.js';
+import type { ProjectDeps } from '../projectDeps.js';
+
+export interface ConnectFlowDeps extends ProjectDeps {
+  processes: ProcessStore;
+  clientEnvs: ClientEnvStore;
+  users: UserStore;
+  identifiers: IdentifierStore;
+  connectTokens: ConnectTokenStore;
+  ceremony: Client<typeof CeremonyService>;
+  logger: Logger;
+}
+
+/** Who is calling, as the gateway established it (never from the request body). */
+export interface FlowCall {
+  projectId: string;
+  requestId: string;
+  /** The end user's address and browser, for the ceremony insights. */
+  clientAddress: string;
+  userAgent: string;
+  /** The process a verified process token names (calls after init). */
+  processId?: string;
+  /** Headers that carry this call's identity on to the ceremony service. */
+  forward: Record<string, string>;
+}

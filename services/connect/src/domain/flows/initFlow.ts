@@ -1,0 +1,90 @@
+/**
+ * F5/F6/F7: starts a connect process. Resolves the client environment, evaluates the project's
+ * roll-out (with the invitation, if any) and the client's capabilities, stores the process and
+ * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
+ */
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import { newId } from '../../../../runtime/ids.js';
+import type { ConnectFlow, ProcessRecord } from '../../store/processes.js';
+import { getProject } from '../getProject.js';
+import { backendClient } from './backendClient.js';
+import { clientSnapshot } from './clientSnapshot.js';
+import { encodeClientState } from './clientState.js';
+import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
+import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { clientFlags, mergeFlags } from './flowFlags.js';
+import { isValidInvitation } from './invitations.js';
+import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
+import { signProcessToken } from './processToken.js';
+import { resolveClientEnv } from './resolveClientEnv.js';
+
+export interface InitFlowInput {
+  flow: ConnectFlow;
+  clientInformation: FrontendClientInformation;
+  flags: JsonObject;
+  invitationToken: string;
+  situation?: string;
+}
+
+export interface InitializedFlow {
+  processToken: string;
+  /** Seconds since the Unix epoch. */
+  expiresAt: number;
+  frontendApiUrl: string;
+  allowed: boolean;
+  flags: Record<string, string>;
+  newClientEnvHandle?: string;
+  newClientState?: string;
+  conditionalUIChallenge?: string;
+}
+
+export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: InitFlowInput): Promise<InitializedFlow> {
+  const flags = clientFlags(input.flags);
+  const project = await getProject(deps, call.projectId);
+  const client = clientSnapshot(input.clientInformation);
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientInformation.clientEnvHandle, client.visitorId);
+  const invited = await isValidInvitation(deps, call.projectId, input.invitationToken);
+  const allowed = decideFlowAllowed(input.flow, client, rolloutOpen(project.connectRollout ?? 'everyone', invited));
+
+  const now = deps.now();
+  const lifetime = PROCESS_LIFETIME_SECONDS[input.flow];
+  // Whole seconds, so the stored expiry and the token's `exp` are the same instant.
+  const expiresAt = Math.floor(now.getTime() / 1000) + lifetime;
+  const process: ProcessRecord = {
+    _id: newId('cpr'),
+    projectId: call.projectId,
+    flow: input.flow,
+    status: 'active',
+    allowed,
+    clientEnvHandle: env.handle,
+    client,
+    userAgent: call.userAgent,
+    remoteAddress: call.clientAddress,
+    invited,
+    ...(input.situation ? { situation: input.situation } : {}),
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(expiresAt * 1000),
+  };
+  await deps.processes.insert(process);
+  const processToken = await signProcessToken(deps, call.projectId, process._id, expiresAt - Math.floor(deps.now().getTime() / 1000) || 1);
+
+  const result: InitializedFlow = {
+    processToken,
+    expiresAt,
+    frontendApiUrl: project.frontendApiUrl,
+    allowed,
+    flags: mergeFlags(flags, project.connectFlags),
+  };
+  if (issued) result.newClientEnvHandle = env.handle;
+  else if (input.flow !== 'manage') {
+    const state = encodeClientState(env);
+    if (state) result.newClientState = state;
+  }
+  if (input.flow === 'login' && allowed && client.conditionalMediationAvailable) {
+    const started = await deps.ceremony.startMediation({ clientInformation: backendClient(process, call), processId: process._id }, { headers: call.forward });
+    if (started.loginAllow) result.conditionalUIChallenge = started.assertionOptions;
+  }
+  return result;
+}

@@ -1,0 +1,70 @@
+/**
+ * /v2/connect/manage/list: the passkeys of the user a passkey-list connect token names. Listing
+ * is the token's one use, so it is consumed; an identifier unknown to us has no passkeys. The
+ * answer also carries the RP ID and the user handle, which the web SDK hands to
+ * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
+ */
+import { permissionDenied } from '../../../../runtime/errors.js';
+import type { Credential } from '../../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import { getProject } from '../getProject.js';
+import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../useConnectToken.js';
+import { activeProcess } from './activeProcess.js';
+import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { findUserByIdentifier } from './findUserByIdentifier.js';
+import { classifyIdentifier } from './loginIdentifier.js';
+
+export interface ManagedPasskey {
+  credential: Credential;
+  createdMs: number;
+  lastUsedMs: number;
+}
+
+export interface PasskeyList {
+  passkeys: ManagedPasskey[];
+  rpId: string;
+  userHandle: string;
+}
+
+/** The ceremony lists at most this many per page; a user with more is paged through. */
+const PAGE_SIZE = 100;
+
+export async function manageList(deps: ConnectFlowDeps, call: FlowCall, connectToken: string): Promise<PasskeyList> {
+  const process = await activeProcess(deps, call, 'manage');
+  if (!process.allowed) throw permissionDenied('manage_not_allowed', 'passkey management is not offered to this client');
+  const project = await getProject(deps, call.projectId);
+  const token = await claimConnectToken(deps, { projectId: call.projectId, secret: connectToken, type: 'passkey-list', processId: process._id });
+  const ref = { projectId: call.projectId, tokenId: token._id, processId: process._id };
+  await consumeConnectToken(deps, ref);
+  try {
+    const identifier = classifyIdentifier(token.identifier);
+    const user = identifier ? await findUserByIdentifier(deps, call.projectId, identifier) : null;
+    if (!user) return { passkeys: [], rpId: project.rpId, userHandle: '' };
+    const credentials = await allCredentials(deps, call, user._id);
+    const { userHandle } = await deps.ceremony.getUserHandle({ userId: user._id }, { headers: call.forward });
+    await deps.processes.update(call.projectId, process._id, { userId: user._id, ...(identifier ? { identifier } : {}) }, deps.now());
+    return {
+      passkeys: credentials.map((credential) => ({ credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) })),
+      rpId: project.rpId,
+      userHandle,
+    };
+  } catch (err) {
+    // Nothing was shown: the page may list again with the same token.
+    await releaseConnectToken(deps, ref);
+    throw err;
+  }
+}
+
+export async function allCredentials(deps: ConnectFlowDeps, call: FlowCall, userId: string): Promise<Credential[]> {
+  const out: Credential[] = [];
+  for (let page = 1; ; page++) {
+    const r = await deps.ceremony.listCredentials({ userId, page, pageSize: PAGE_SIZE }, { headers: call.forward });
+    out.push(...r.credentials);
+    if (page >= (r.paging?.totalPages ?? 1) || r.credentials.length === 0) return out;
+  }
+}
+
+/** The ceremony's timestamps are yyyy-MM-ddTHH:mm:ss in UTC. */
+function utcMillis(timestamp: string): number {
+  const ms = Date.parse(`${timestamp}Z`);
+  return Number.isNaN(ms) ? 0 : ms;
+}

@@ -1,0 +1,176 @@
+/** ConnectFlowService RPCs (frontend /v2/connect/*): proto ⇄ domain mapping only. */
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  AppendFinishResponseSchema,
+  AppendInitResponseSchema,
+  AppendStartResponseSchema,
+  ClearProcessResponseSchema,
+  ConnectFlowService,
+  CreateEventResponseSchema,
+  LoginFinishResponseSchema,
+  LoginInitResponseSchema,
+  LoginStartResponseSchema,
+  ManageDeleteResponseSchema,
+  ManageInitResponseSchema,
+  ManageListResponseSchema,
+  type FallbackOperationErrorSchema,
+  type PasskeyOperationSchema,
+} from '../../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
+import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
+import { appendFinish } from '../domain/flows/appendFinish.js';
+import { appendStart } from '../domain/flows/appendStart.js';
+import { clearProcess } from '../domain/flows/clearProcess.js';
+import type { ConnectFlowDeps, FlowCall } from '../domain/flows/flowDeps.js';
+import { initFlow } from '../domain/flows/initFlow.js';
+import { loginFinish } from '../domain/flows/loginFinish.js';
+import { loginStart, type Fallback } from '../domain/flows/loginStart.js';
+import { manageDelete } from '../domain/flows/manageDelete.js';
+import { manageList } from '../domain/flows/manageList.js';
+import type { PasskeyOperationResult } from '../domain/flows/passkeyOperation.js';
+import { recordFlowEvent } from '../domain/flows/recordFlowEvent.js';
+
+function flowCall(ctx: HandlerContext): FlowCall {
+  const processId = ctx.values.get(tokenProcessIdKey);
+  return {
+    projectId: projectOf(ctx),
+    requestId: ctx.values.get(requestIdKey),
+    clientAddress: ctx.values.get(clientAddressKey),
+    userAgent: ctx.values.get(userAgentKey),
+    ...(processId ? { processId } : {}),
+    forward: forwardHeaders(ctx),
+  };
+}
+
+const fallbackMessage = (f: Fallback): MessageInitShape<typeof FallbackOperationErrorSchema> => ({
+  initFallback: f.initFallback,
+  ...(f.identifier !== undefined ? { identifier: f.identifier } : {}),
+  ...(f.error ? { error: f.error } : {}),
+});
+
+const operationMessage = (op: PasskeyOperationResult): MessageInitShape<typeof PasskeyOperationSchema> => ({ ...op });
+
+export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeof ConnectFlowService> {
+  return {
+    async loginInit(req, ctx) {
+      const r = await initFlow(deps, flowCall(ctx), { flow: 'login', clientInformation: req.clientInformation!, flags: req.flags ?? {}, invitationToken: req.invitationToken });
+      return create(LoginInitResponseSchema, {
+        token: r.processToken,
+        expiresAt: BigInt(r.expiresAt),
+        frontendApiUrl: r.frontendApiUrl,
+        loginAllowed: r.allowed,
+        flags: r.flags,
+        newClientEnvHandle: r.newClientEnvHandle,
+        newClientState: r.newClientState,
+        conditionalUiChallenge: r.conditionalUIChallenge,
+      });
+    },
+    async appendInit(req, ctx) {
+      const r = await initFlow(deps, flowCall(ctx), {
+        flow: 'append',
+        clientInformation: req.clientInformation!,
+        flags: req.flags ?? {},
+        invitationToken: req.invitationToken,
+        situation: req.situation,
+      });
+      return create(AppendInitResponseSchema, {
+        processId: r.processToken,
+        expiresAt: BigInt(r.expiresAt),
+        frontendApiUrl: r.frontendApiUrl,
+        appendAllowed: r.allowed,
+        flags: r.flags,
+        newClientEnvHandle: r.newClientEnvHandle,
+        newClientState: r.newClientState,
+      });
+    },
+    async manageInit(req, ctx) {
+      const r = await initFlow(deps, flowCall(ctx), { flow: 'manage', clientInformation: req.clientInformation!, flags: req.flags ?? {}, invitationToken: req.invitationToken });
+      return create(ManageInitResponseSchema, {
+        processId: r.processToken,
+        expiresAt: BigInt(r.expiresAt),
+        frontendApiUrl: r.frontendApiUrl,
+        manageAllowed: r.allowed,
+        flags: r.flags,
+        newClientEnvHandle: r.newClientEnvHandle,
+      });
+    },
+    async loginStart(req, ctx) {
+      const r = await loginStart(deps, flowCall(ctx), {
+        identifier: req.identifier,
+        source: req.source,
+        loadedMs: Number(req.loadedMs ?? 0n),
+        loginConnectToken: req.loginConnectToken,
+        identifierHintAvailable: req.identifierHintAvailable,
+        ...(req.oneTapMeta ? { oneTapMeta: { ts: Number(req.oneTapMeta.ts), source: req.oneTapMeta.source } } : {}),
+      });
+      return create(LoginStartResponseSchema, {
+        assertionOptions: r.assertionOptions,
+        isCda: r.isCDA,
+        fallbackOperationError: fallbackMessage(r.fallback),
+        preferImmediatelyAvailable: r.preferImmediatelyAvailable,
+      });
+    },
+    async loginFinish(req, ctx) {
+      const r = await loginFinish(deps, flowCall(ctx), {
+        isConditionalUI: req.isConditionalUi ?? false,
+        assertionResponse: req.assertionResponse,
+        ...(req.loadedMs !== undefined ? { loadedMs: Number(req.loadedMs) } : {}),
+      });
+      return create(LoginFinishResponseSchema, {
+        session: r.session,
+        signedPasskeyData: r.signedPasskeyData,
+        ...(r.operation ? { passkeyOperation: operationMessage(r.operation) } : {}),
+        ...(r.fallback ? { fallbackOperationError: fallbackMessage(r.fallback) } : {}),
+      });
+    },
+    async appendStart(req, ctx) {
+      const r = await appendStart(deps, flowCall(ctx), { appendTokenValue: req.appendTokenValue, forcePasskeyAppend: req.forcePasskeyAppend ?? false, loadedMs: Number(req.loadedMs ?? 0n) });
+      return create(AppendStartResponseSchema, { ...r });
+    },
+    async appendFinish(req, ctx) {
+      const op = await appendFinish(deps, flowCall(ctx), {
+        attestationResponse: req.attestationResponse,
+        completionType: req.completionType,
+        ...(req.customData ? { customData: req.customData } : {}),
+      });
+      return create(AppendFinishResponseSchema, { passkeyOperation: operationMessage(op) });
+    },
+    async manageList(req, ctx) {
+      const r = await manageList(deps, flowCall(ctx), req.connectToken);
+      return create(ManageListResponseSchema, {
+        passkeys: r.passkeys.map(({ credential: c, createdMs, lastUsedMs }) => ({
+          id: c.id,
+          credentialId: c.credentialId,
+          attestationType: c.attestationType,
+          transport: [...c.transport],
+          backupEligible: c.backupEligible,
+          backupState: c.backupState,
+          authenticatorAaguid: c.authenticatorAaguid,
+          sourceOs: c.sourceOs,
+          sourceBrowser: c.sourceBrowser,
+          lastUsed: c.lastUsed,
+          created: c.created,
+          status: c.status,
+          aaguidDetails: c.aaguidDetails,
+          createdMs: BigInt(createdMs),
+          lastUsedMs: BigInt(lastUsedMs),
+          tags: [],
+        })),
+        rpId: r.rpId,
+        userId: r.userHandle,
+      });
+    },
+    async manageDelete(req, ctx) {
+      await manageDelete(deps, flowCall(ctx), { connectToken: req.connectToken, credentialId: req.credentialId });
+      return create(ManageDeleteResponseSchema, { credentialId: req.credentialId });
+    },
+    async createEvent(req, ctx) {
+      await recordFlowEvent(deps, flowCall(ctx), { eventType: req.eventType, message: req.message, challenge: req.challenge });
+      return create(CreateEventResponseSchema, {});
+    },
+    async clearProcess(req, ctx) {
+      await clearProcess(deps, flowCall(ctx), req.processId);
+      return create(ClearProcessResponseSchema, { processId: req.processId });
+    },
+  };
+}
