@@ -106,6 +106,15 @@ describe('CreateConnectToken', () => {
     expect(await rpcError(rpc.createConnectToken({ type: 'passkey-list', data: { identifier: '   ' } }, as(A)))).toMatchObject({ code: Code.InvalidArgument, validation: ['data.identifier'] });
   });
 
+  it('refuses an identifier no flow could use (no email, E.164 phone number or username)', async () => {
+    for (const identifier of ['Ada Lovelace', 'ada@', '+12', 'ädä']) {
+      expect(await rpcError(rpc.createConnectToken({ type: 'passkey-list', data: { identifier } }, as(A)))).toMatchObject({ code: Code.InvalidArgument, validation: ['data.identifier'] });
+    }
+    for (const identifier of ['Ada@Example.com', '+4915112345678', 'ada.lovelace']) {
+      expect((await rpc.createConnectToken({ type: 'passkey-list', data: { identifier } }, as(A))).connectToken?.data?.identifier).toBe(identifier);
+    }
+  });
+
   it('rejects invalid requests through protovalidate', async () => {
     const bad = (req: Parameters<typeof rpc.createConnectToken>[0]) => rpcError(rpc.createConnectToken(req, as(A)));
     expect(await bad({ type: 'passkey-login', data: { identifier: 'ada@example.com' } })).toMatchObject({ code: Code.InvalidArgument, type: 'validation_error', validation: ['type'] });

@@ -1,3 +1,4 @@
+import { classifyIdentifier } from './flows/loginIdentifier.js';
 import { randomBytes } from 'node:crypto';
 import { invalidArgument } from '../../../runtime/errors.js';
 import { newId } from '../../../runtime/ids.js';
@@ -34,6 +35,13 @@ export async function createConnectToken(deps: ConnectTokenDeps, input: CreateCo
   const identifier = input.identifier.trim();
   if (identifier === '') {
     throw invalidArgument('validation_error', 'data.identifier must not be empty', [{ field: 'data.identifier', message: 'must not be empty' }]);
+  }
+  // The flows find (or create) the user by this identifier; one that fits no identifier rule could
+  // never be used, so it is refused now rather than when the user's page presents the token.
+  if (!classifyIdentifier(identifier)) {
+    throw invalidArgument('validation_error', 'data.identifier must be an email address, a phone number in E.164 format or a username (a-z, 0-9, ".", "_", "-")', [
+      { field: 'data.identifier', message: 'must be an email address, an E.164 phone number or a username' },
+    ]);
   }
   const displayName = input.displayName?.trim() ?? '';
   // The authenticator shows this name for the new passkey; without it the user could not tell passkeys apart.
