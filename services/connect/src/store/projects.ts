@@ -43,8 +43,6 @@ export interface ProjectRecord {
   connectRollout?: ConnectRollout;
   /** Flags the project adds to every connect init answer (they win over the client's). */
   connectFlags?: Record<string, string>;
-  /** Lifetime of session tokens in seconds (default 900). */
-  sessionLifetimeSeconds?: number;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
