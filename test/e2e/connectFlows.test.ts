@@ -137,7 +137,7 @@ describe('F5–F7: init', () => {
     expect(r.body.expiresAt).toBeLessThanOrEqual(now + 301);
     expect(r.body.frontendApiUrl).toBe(project.frontendApiUrl);
     expect(r.body.loginAllowed).toBe(true);
-    expect(r.body.flags).toEqual({ 'client-flag': 'on' });
+    expect(r.body.flags).toEqual({ 'client-flag': 'on', 'conditional-ui-allowed': 'true' });
     expect(r.body.newClientEnvHandle).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const challenge = JSON.parse(r.body.conditionalUIChallenge);
     expect(challenge.publicKey.rpId).toBe('localhost');
@@ -160,6 +160,8 @@ describe('F5–F7: init', () => {
     const login = await init('login', plain);
     expect(login.body.loginAllowed).toBe(true);
     expect(login.body).not.toHaveProperty('conditionalUIChallenge');
+    // A stale "true" the web SDK stored earlier is overwritten, so a connect UI does not start autofill.
+    expect(login.body.flags['conditional-ui-allowed']).toBe('false');
     expect((await init('append', plain)).body.appendAllowed).toBe(false);
     expect((await init('manage', plain)).body.manageAllowed).toBe(true);
     const nothing = await init('login', { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false });
@@ -174,10 +176,14 @@ describe('F5–F7: init', () => {
     const { invitationToken } = await cli('invite', '--project', gated.projectID, '--days', '1');
     const invited = await front('/v2/connect/login/init', { clientInformation: capable(), flags: { mode: 'client', other: 'x' }, invitationToken }, { as: gated });
     expect(invited.body.loginAllowed).toBe(true);
-    expect(invited.body.flags).toEqual({ mode: 'project', other: 'x' });
+    expect(invited.body.flags).toEqual({ mode: 'project', other: 'x', 'conditional-ui-allowed': 'true' });
     // An invitation of another project is no invitation here.
     const { invitationToken: foreign } = await cli('invite', '--project', other.projectID);
     expect((await init('append', capable(), { invitationToken: foreign }, gated)).body.appendAllowed).toBe(false);
+    await cli('connect-settings', '--project', gated.projectID, '--flag', 'conditional-ui-allowed=false');
+    const overridden = await front('/v2/connect/login/init', { clientInformation: capable(), flags: {}, invitationToken }, { as: gated });
+    expect(overridden.body.conditionalUIChallenge).toEqual(expect.any(String));
+    expect(overridden.body.flags).toEqual({ 'conditional-ui-allowed': 'false' });
     await cli('connect-settings', '--project', gated.projectID, '--rollout', 'nobody');
     expect((await init('manage', capable(), { invitationToken }, gated)).body.manageAllowed).toBe(false);
   });

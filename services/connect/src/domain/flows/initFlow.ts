@@ -19,6 +19,9 @@ import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
 import { signProcessToken } from './processToken.js';
 import { resolveClientEnv } from './resolveClientEnv.js';
 
+/** The flag connect UIs read to decide whether to start passkey autofill. */
+export const CONDITIONAL_UI_FLAG = 'conditional-ui-allowed';
+
 export interface InitFlowInput {
   flow: ConnectFlow;
   clientInformation: FrontendClientInformation;
@@ -82,9 +85,15 @@ export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: Ini
     const state = encodeClientState(env);
     if (state) result.newClientState = state;
   }
-  if (input.flow === 'login' && allowed && client.conditionalMediationAvailable) {
-    const started = await deps.ceremony.startMediation({ clientInformation: backendClient(process, call), processId: process._id }, { headers: call.forward });
-    if (started.loginAllow) result.conditionalUIChallenge = started.assertionOptions;
+  if (input.flow === 'login') {
+    if (allowed && client.conditionalMediationAvailable) {
+      const started = await deps.ceremony.startMediation({ clientInformation: backendClient(process, call), processId: process._id }, { headers: call.forward });
+      if (started.loginAllow) result.conditionalUIChallenge = started.assertionOptions;
+    }
+    // The published connect UI (@corbado/connect-react) starts autofill only when this flag is
+    // "true", and the web SDK keeps flags between inits, so it always says what this answer's
+    // conditionalUIChallenge says. A project flag of the same name still wins.
+    if (project.connectFlags?.[CONDITIONAL_UI_FLAG] === undefined) result.flags[CONDITIONAL_UI_FLAG] = result.conditionalUIChallenge ? 'true' : 'false';
   }
   return result;
 }
