@@ -5,6 +5,11 @@ import { HttpError } from './errorResponse.js';
 export const MAX_BODY_BYTES = 256 * 1024;
 
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  // A request without any body (POST /v2/me/logout, /v2/me/refresh, …) is an empty object; only a
+  // body that is there must say it is JSON.
+  const length = req.headers['content-length'];
+  const noBody = !req.headers['content-type'] && (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined));
+  if (noBody) return {};
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
     req.resume();

@@ -3,7 +3,7 @@ import { getOption, hasOption, type DescMethod, type DescService } from '@bufbui
 import { route as routeOption, type HttpRoute } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
 
 export type AuthScheme = 'basic' | 'bearer' | 'public';
-export type TokenKind = 'client' | 'process' | 'session';
+export type TokenKind = 'client' | 'process' | 'session' | 'refresh';
 export type Listener = 'frontend' | 'backend';
 
 export interface Route {

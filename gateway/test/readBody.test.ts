@@ -116,6 +116,14 @@ describe('readJsonBody', () => {
     }
   });
 
+  it('reads a request without any body (no content type, no length or length 0) as {}', async () => {
+    for (const headers of [{ 'content-length': 0 }, {}] as Record<string, number>[]) {
+      const r = await send({ headers, chunks: [] });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(r.json.body).toEqual({});
+    }
+  });
+
   it('400 for malformed JSON', async () => {
     for (const body of ['{"a":', '{a:1}', "{'a':1}", 'nope', '{"a":1}}']) {
       const r = await send({ headers: json(body), chunks: [body] });

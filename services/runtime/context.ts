@@ -17,6 +17,10 @@ export const HEADERS = {
   processId: 'x-passkeyauth-process-id',
   /** Frontend API: the user a verified session token names. */
   userId: 'x-passkeyauth-user-id',
+  /** Frontend API: the session a verified session token names (its `sid`). */
+  sessionId: 'x-passkeyauth-session-id',
+  /** Frontend API: a refresh token (opaque; the connect service checks it by its hash). */
+  refreshToken: 'x-passkeyauth-refresh-token',
 } as const;
 
 export const requestIdKey = createContextKey<string>('', { description: 'request ID' });
@@ -26,6 +30,8 @@ export const userAgentKey = createContextKey<string>('', { description: 'end use
 export const tokenKindKey = createContextKey<string>('', { description: 'verified bearer token kind' });
 export const tokenProcessIdKey = createContextKey<string>('', { description: 'process named by a verified process token' });
 export const tokenUserIdKey = createContextKey<string>('', { description: 'user named by a verified session token' });
+export const tokenSessionIdKey = createContextKey<string>('', { description: 'session named by a verified session token' });
+export const refreshTokenKey = createContextKey<string>('', { description: 'presented refresh token (unverified)' });
 export const loggerKey = createContextKey<Logger | null>(null, { description: 'request logger' });
 
 /** The project the caller authenticated as; RPCs that act on tenant data require it. */

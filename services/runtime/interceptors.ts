@@ -12,7 +12,19 @@ import { createValidator } from '@bufbuild/protovalidate';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorInfoSchema } from '../../gen/passkeyauth/common/v1/errors_pb.js';
-import { clientAddressKey, HEADERS, loggerKey, projectIdKey, requestIdKey, tokenKindKey, tokenProcessIdKey, tokenUserIdKey, userAgentKey } from './context.js';
+import {
+  clientAddressKey,
+  HEADERS,
+  loggerKey,
+  projectIdKey,
+  refreshTokenKey,
+  requestIdKey,
+  tokenKindKey,
+  tokenProcessIdKey,
+  tokenSessionIdKey,
+  tokenUserIdKey,
+  userAgentKey,
+} from './context.js';
 import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 
@@ -34,11 +46,15 @@ export function contextInterceptor(logger: Logger): Interceptor {
     const userAgent = req.header.get(HEADERS.userAgent);
     if (userAgent) req.contextValues.set(userAgentKey, userAgent.slice(0, 1024));
     const kind = req.header.get(HEADERS.tokenKind);
-    if (kind === 'client' || kind === 'process' || kind === 'session') req.contextValues.set(tokenKindKey, kind);
+    if (kind === 'client' || kind === 'process' || kind === 'session' || kind === 'refresh') req.contextValues.set(tokenKindKey, kind);
     const processId = req.header.get(HEADERS.processId);
     if (processId && SUBJECT.test(processId)) req.contextValues.set(tokenProcessIdKey, processId);
     const userId = req.header.get(HEADERS.userId);
     if (userId && SUBJECT.test(userId)) req.contextValues.set(tokenUserIdKey, userId);
+    const sessionId = req.header.get(HEADERS.sessionId);
+    if (sessionId && SUBJECT.test(sessionId)) req.contextValues.set(tokenSessionIdKey, sessionId);
+    const refreshToken = req.header.get(HEADERS.refreshToken);
+    if (refreshToken && refreshToken.length <= 64) req.contextValues.set(refreshTokenKey, refreshToken);
     req.contextValues.set(loggerKey, logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) }));
     return next(req);
   };

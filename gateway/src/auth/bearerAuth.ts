@@ -17,7 +17,12 @@ export interface Principal {
   kind: TokenKind;
   /** Verified claims of the token, when a token was presented. */
   claims?: JWTPayload;
+  /** A refresh token, passed on unverified: only the connect service can check it (by its hash). */
+  refreshToken?: string;
 }
+
+/** Refresh tokens are opaque (not JWTs): "rt_" and 43 base64url characters. */
+const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 
 const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="passkeyauth frontend API"' };
@@ -38,8 +43,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * Internal headers that tell the services who called (built from verified claims only, never
- * copied from the client): the token kind, and the process (process tokens) or user (session
- * tokens) named by its `sub`.
+ * copied from the client): the token kind, the process (process tokens) or user and session
+ * (session tokens) the token names, or the refresh token for the connect service to check.
  */
 export function identityHeaders(principal: Principal | undefined): Record<string, string> {
   if (!principal) return {};
@@ -47,6 +52,9 @@ export function identityHeaders(principal: Principal | undefined): Record<string
   const sub = typeof principal.claims?.sub === 'string' ? principal.claims.sub : undefined;
   if (sub && principal.kind === 'process') out['x-passkeyauth-process-id'] = sub;
   if (sub && principal.kind === 'session') out['x-passkeyauth-user-id'] = sub;
+  const sid = principal.claims?.sid;
+  if (typeof sid === 'string' && principal.kind === 'session') out['x-passkeyauth-session-id'] = sid;
+  if (principal.kind === 'refresh' && principal.refreshToken) out['x-passkeyauth-refresh-token'] = principal.refreshToken;
   return out;
 }
 
@@ -63,6 +71,13 @@ export class BearerAuthenticator {
     // X-Corbado-ProjectID beside a token must name the token's project, like the host does.
     const namedProject = hostProject ?? (projectHeader && PROJECT_ID.test(projectHeader) ? projectHeader : undefined);
     if (hostProject && projectHeader && hostProject !== projectHeader) throw unauthorized('project_mismatch', 'the host and X-Corbado-ProjectID name different projects');
+    if (bearer && accepted.includes('refresh') && REFRESH_TOKEN.test(bearer)) {
+      // An opaque token names no project; the host or X-Corbado-ProjectID must.
+      if (!namedProject) throw unauthorized('project_required', 'name the project (host or X-Corbado-ProjectID) with a refresh token');
+      const project = await this.directory.get(namedProject, requestId);
+      if (!project) throw unauthorized('invalid_project', 'unknown project');
+      return { projectId: namedProject, project, kind: 'refresh', refreshToken: bearer };
+    }
     if (bearer) return this.verifyToken(bearer, accepted, namedProject, requestId);
     if (processHeader && accepted.includes('process')) return this.verifyToken(processHeader, ['process'], namedProject, requestId);
     if (projectHeader && accepted.includes('client')) {

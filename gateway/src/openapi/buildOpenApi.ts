@@ -33,7 +33,7 @@ const COMMON_DESCRIPTION =
   ' Every error is an `errorRsp`; an unknown path answers 404 `route_not_found` and a known path with another method 405 `method_not_allowed` with `Allow`.' +
   ' Generated from the proto descriptors that drive the gateway.';
 
-const TOKEN_KIND_NAMES: Record<string, string> = { client: 'client key', process: 'process token', session: 'session token' };
+const TOKEN_KIND_NAMES: Record<string, string> = { client: 'client key', process: 'process token', session: 'session token', refresh: 'refresh token' };
 
 export function buildOpenApi(allRoutes: Route[], listener: Listener, options: OpenApiOptions = {}): OpenApiDocument {
   const routes = allRoutes.filter((r) => r.listener === listener);
