@@ -1,0 +1,400 @@
+/**
+ * Sessions in memory: session tokens (claims, lifetimes), refresh-token rotation and reuse
+ * detection, logout, expiry under a controlled clock, project scoping, and signing-key rotation.
+ */
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { createHash } from 'node:crypto';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
+import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { SessionService } from '../../../gen/passkeyauth/connect/v1/session_service_pb.js';
+import { HEADERS } from '../../runtime/context.js';
+import { DomainError } from '../../runtime/errors.js';
+import { toConnectError } from '../../runtime/interceptors.js';
+import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
+import { createIdentifier } from '../src/domain/createIdentifier.js';
+import { createProject } from '../src/domain/createProject.js';
+import { createUser } from '../src/domain/createUser.js';
+import { issueSession } from '../src/domain/flows/issueSession.js';
+import { getProject, publicJwks } from '../src/domain/getProject.js';
+import { KEY_ACTIVATION_DELAY_SECONDS, keyRetirementSeconds, rotateSigningKey } from '../src/domain/rotateSigningKey.js';
+import { endSession } from '../src/domain/sessions/endSession.js';
+import { refreshSession } from '../src/domain/sessions/refreshSession.js';
+import { requireActiveSession } from '../src/domain/sessions/requireActiveSession.js';
+import { startSession } from '../src/domain/sessions/startSession.js';
+import { signToken } from '../src/domain/signToken.js';
+import { updateSessionSettings } from '../src/domain/sessions/updateSessionSettings.js';
+import { verifyProjectToken } from '../src/domain/verifyProjectToken.js';
+import type { ConnectServiceDeps } from '../src/server.js';
+import type { RefreshTokenRecord, SessionRecord } from '../src/store/sessions.js';
+import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
+
+const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
+const DAY = 86_400;
+
+let env: TestEnv;
+/** The clock every call here reads; tests move it. */
+let clock: Date;
+let deps: ConnectServiceDeps;
+let sessionsRpc: Client<typeof SessionService>;
+let projectsRpc: Client<typeof ProjectService>;
+let A: string;
+let B: string;
+
+beforeAll(async () => {
+  env = await startTestEnv({ frontendApiUrl: 'https://{projectID}.auth.example.com', backendApiUrl: 'https://api.example.com' });
+  clock = new Date();
+  deps = { ...env.deps, now: () => clock };
+  const transport = inMemoryTransport(deps);
+  sessionsRpc = createClient(SessionService, transport);
+  projectsRpc = createClient(ProjectService, transport);
+  A = (await createProject(deps, { name: 'Sessions A', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
+  B = (await createProject(deps, { name: 'Sessions B', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
+});
+afterAll(() => env?.close());
+beforeEach(() => {
+  clock = new Date();
+});
+
+const advance = (seconds: number) => (clock = new Date(clock.getTime() + seconds * 1000));
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+async function newUser(projectId: string, fullName: string | undefined, identifiers: Array<{ type: string; value: string }> = []) {
+  const user = await createUser(deps, { projectId, ...(fullName !== undefined ? { fullName } : {}), status: 'active' });
+  for (const i of identifiers) await createIdentifier(deps, { projectId, userId: user._id, ...i, status: 'verified' });
+  return user;
+}
+
+async function verify(projectId: string, token: string): Promise<JWTPayload> {
+  const project = await getProject(deps, projectId);
+  const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: publicJwks(project, clock) }), {
+    algorithms: ['ES256'],
+    issuer: project.frontendApiUrl,
+    audience: project._id,
+    currentDate: clock,
+  });
+  return payload;
+}
+
+async function errorOf(p: Promise<unknown>): Promise<{ code: Code; type: string }> {
+  try {
+    await p;
+  } catch (err) {
+    // Domain calls throw DomainErrors, RPCs ConnectErrors: both are read as the client would see them.
+    const ce = err instanceof DomainError ? toConnectError(err) : ConnectError.from(err);
+    return { code: ce.code, type: ce.findDetails(ErrorInfoSchema)[0]?.type ?? '' };
+  }
+  throw new Error('expected a failure');
+}
+
+const sessionRecord = (id: string) => env.store.db.collection<SessionRecord>('sessions').findOne({ _id: id });
+
+/** Call options as the gateway sets them for a refresh token or a session token. */
+const withRefresh = (projectId: string, token: string) => ({ headers: { [HEADERS.projectId]: projectId, [HEADERS.tokenKind]: 'refresh', [HEADERS.refreshToken]: token } });
+const withSession = (projectId: string, userId: string, sessionId: string) => ({
+  headers: { [HEADERS.projectId]: projectId, [HEADERS.tokenKind]: 'session', [HEADERS.userId]: userId, [HEADERS.sessionId]: sessionId },
+});
+
+describe('startSession', () => {
+  it('issues a session token with exactly the documented claims and a refresh token stored only hashed', async () => {
+    const user = await newUser(A, 'Ada Lovelace', [
+      { type: 'email', value: 'Ada@Example.com' },
+      { type: 'username', value: 'ada' },
+    ]);
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect(s.sessionId).toMatch(/^ses-[0-9]{20}$/);
+    expect(s.refreshToken).toMatch(REFRESH_TOKEN);
+
+    expect(decodeProtectedHeader(s.sessionToken)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
+    const claims = await verify(A, s.sessionToken);
+    const iat = Math.floor(clock.getTime() / 1000);
+    expect(claims).toEqual({
+      iss: `https://${A}.auth.example.com`,
+      aud: A,
+      iat,
+      exp: iat + 900,
+      kind: 'session',
+      sub: user._id,
+      sid: s.sessionId,
+      name: 'Ada Lovelace',
+      identifiers: expect.arrayContaining([
+        { type: 'email', value: 'ada@example.com' },
+        { type: 'username', value: 'ada' },
+      ]),
+    });
+    expect(claims.identifiers).toHaveLength(2);
+    expect(s.expiresAt).toBe(iat + 900);
+
+    const session = await sessionRecord(s.sessionId);
+    expect(session).toMatchObject({ projectId: A, userId: user._id, status: 'active', expiresAt: new Date(clock.getTime() + 30 * DAY * 1000) });
+    const stored = await env.store.db.collection<RefreshTokenRecord>('refresh_tokens').find({ sessionId: s.sessionId }).toArray();
+    expect(stored).toEqual([expect.objectContaining({ _id: sha256(s.refreshToken!), projectId: A, status: 'active', expiresAt: session!.expiresAt })]);
+    expect(JSON.stringify(stored)).not.toContain(s.refreshToken!.slice(3));
+  });
+
+  it('names the user by full name, else by the first identifier, else ""', async () => {
+    const named = await newUser(A, undefined, [{ type: 'phone', value: '+15550001111' }]);
+    const anonymous = await newUser(A, undefined);
+    const a = await startSession(deps, { projectId: A, userId: named._id, withRefreshToken: false });
+    const b = await startSession(deps, { projectId: A, userId: anonymous._id, withRefreshToken: false });
+    expect(await verify(A, a.sessionToken)).toMatchObject({ name: '+15550001111', identifiers: [{ type: 'phone', value: '+15550001111' }] });
+    expect(await verify(A, b.sessionToken)).toMatchObject({ name: '', identifiers: [] });
+    expect(a.refreshToken).toBeUndefined();
+  });
+
+  it('without a refresh token the session ends with its token', async () => {
+    const user = await newUser(A, 'Short Lived');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: false });
+    expect((await sessionRecord(s.sessionId))?.expiresAt).toEqual(new Date(clock.getTime() + 900_000));
+    expect(await env.store.db.collection('refresh_tokens').countDocuments({ sessionId: s.sessionId })).toBe(0);
+  });
+
+  it('refuses a user of another project', async () => {
+    const user = await newUser(A, 'Elsewhere');
+    expect(await errorOf(startSession(deps, { projectId: B, userId: user._id, withRefreshToken: true }))).toMatchObject({ type: 'user_not_found' });
+  });
+
+  it('F9 (issueSession) starts a session too, so its token carries a sid', async () => {
+    const user = await newUser(A, 'Connect Login');
+    const token = await issueSession(deps, A, { id: user._id, name: 'Connect Login' });
+    const claims = await verify(A, token);
+    expect(claims).toMatchObject({ kind: 'session', sub: user._id, name: 'Connect Login', sid: expect.stringMatching(/^ses-/) });
+    expect(claims.exp! - claims.iat!).toBe(900);
+    const session = await requireActiveSession(deps, { projectId: A, sessionId: claims.sid as string, userId: user._id });
+    expect(session.status).toBe('active');
+  });
+});
+
+describe('refreshSession', () => {
+  it('rotates the refresh token on every use and carries fresh claims', async () => {
+    const user = await newUser(A, 'Grace Hopper', [{ type: 'email', value: 'grace@example.com' }]);
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    advance(600);
+    await createIdentifier(deps, { projectId: A, userId: user._id, type: 'username', value: 'grace', status: 'verified' });
+    const r1 = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    expect(r1.refreshToken).toMatch(REFRESH_TOKEN);
+    expect(r1.refreshToken).not.toBe(s.refreshToken);
+    const claims = await verify(A, r1.sessionToken);
+    expect(claims).toMatchObject({ sub: user._id, sid: s.sessionId, name: 'Grace Hopper' });
+    expect(claims.identifiers).toEqual(expect.arrayContaining([{ type: 'email', value: 'grace@example.com' }, { type: 'username', value: 'grace' }]));
+    expect(r1.expiresAt).toBe(claims.exp);
+    expect((await sessionRecord(s.sessionId))?.lastUsedAt).toEqual(clock);
+
+    const r2 = await refreshSession(deps, { projectId: A, refreshToken: r1.refreshToken });
+    expect(r2.refreshToken).not.toBe(r1.refreshToken);
+    expect((await verify(A, r2.sessionToken)).sid).toBe(s.sessionId);
+    const statuses = await env.store.db.collection<RefreshTokenRecord>('refresh_tokens').find({ sessionId: s.sessionId }).sort({ createdAt: 1 }).toArray();
+    expect(statuses.map((t) => t.status).sort()).toEqual(['active', 'rotated', 'rotated']);
+  });
+
+  it('reuse of a rotated token refuses it and revokes the whole session', async () => {
+    const user = await newUser(A, 'Reuse Victim');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const fresh = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+
+    // The old token is refused from now on, and presenting it ends the session.
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toEqual({ code: Code.Unauthenticated, type: 'refresh_token_reused' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'refresh_token_reuse', revokedAt: clock });
+    // The newest token (maybe the thief's) fails too, and so do the session's tokens on /v2/me/*.
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: fresh.refreshToken }))).toEqual({ code: Code.Unauthenticated, type: 'session_ended' });
+    expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+    // Reusing again is still refused.
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'refresh_token_reused' });
+  });
+
+  it('of two concurrent refreshes with one token, exactly one wins', async () => {
+    const user = await newUser(A, 'Racer');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const results = await Promise.allSettled([1, 2, 3].map(() => refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('refuses unknown tokens and tokens of another project (without touching their session)', async () => {
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: `rt_${'A'.repeat(43)}` }))).toEqual({ code: Code.Unauthenticated, type: 'invalid_refresh_token' });
+    const user = await newUser(A, 'Tenant A');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect(await errorOf(refreshSession(deps, { projectId: B, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'invalid_refresh_token' });
+    await endSession(deps, { projectId: B, refreshToken: s.refreshToken! });
+    await endSession(deps, { projectId: B, sessionId: s.sessionId });
+    expect(await errorOf(requireActiveSession(deps, { projectId: B, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+    // Still usable in its own project: the foreign attempts neither spent nor revoked it.
+    await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    expect((await sessionRecord(s.sessionId))?.status).toBe('active');
+  });
+
+  it('ends at the session end: tokens never outlive it, and past it nothing refreshes', async () => {
+    const user = await newUser(A, 'Expiring');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const end = (await sessionRecord(s.sessionId))!.expiresAt;
+
+    // Past the session token's expiry, the session itself is alive.
+    advance(901);
+    await expect(verify(A, s.sessionToken)).rejects.toThrow(/exp/);
+    await requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id });
+
+    clock = new Date(end.getTime() - 100_000);
+    const late = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    const claims = await verify(A, late.sessionToken);
+    expect(claims.exp! - claims.iat!).toBe(100);
+
+    clock = new Date(end.getTime() + 1000);
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: late.refreshToken }))).toEqual({ code: Code.Unauthenticated, type: 'session_ended' });
+    expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+  });
+
+  it('ends the session of a user deleted or disabled meanwhile', async () => {
+    const user = await newUser(A, 'Leaving');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await deps.users.updateStatus(A, user._id, 'disabled', clock);
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'user_unavailable' });
+  });
+});
+
+describe('requireActiveSession', () => {
+  it('refuses a session of another user, a missing sid and an unknown session', async () => {
+    const user = await newUser(A, 'Owner');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: false });
+    expect(await requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id })).toMatchObject({ _id: s.sessionId, userId: user._id });
+    for (const input of [
+      { projectId: A, sessionId: s.sessionId, userId: 'usr-1' },
+      { projectId: A, sessionId: '', userId: user._id },
+      { projectId: A, sessionId: 'ses-1', userId: user._id },
+    ]) {
+      expect(await errorOf(requireActiveSession(deps, input))).toEqual({ code: Code.Unauthenticated, type: 'session_ended' });
+    }
+  });
+});
+
+describe('SessionService (as the gateway calls it)', () => {
+  it('Refresh answers shortSession and longSession', async () => {
+    const user = await newUser(A, 'Rpc Refresh');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const r = await sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!));
+    expect(r.longSession).toMatch(REFRESH_TOKEN);
+    expect(await verify(A, r.shortSession)).toMatchObject({ sub: user._id, sid: s.sessionId });
+    expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, r.longSession.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))))).toMatchObject({ code: Code.Unauthenticated });
+    expect(await errorOf(sessionsRpc.refresh({}, { headers: { [HEADERS.projectId]: A, [HEADERS.tokenKind]: 'session' } }))).toMatchObject({ code: Code.Unauthenticated });
+  });
+
+  it('Logout with a session token ends the session it names (idempotent)', async () => {
+    const user = await newUser(A, 'Rpc Logout');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await sessionsRpc.logout({}, withSession(A, user._id, s.sessionId));
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'logout' });
+    expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!)))).toMatchObject({ code: Code.Unauthenticated });
+    expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+    await sessionsRpc.logout({}, withSession(A, user._id, s.sessionId));
+    await sessionsRpc.logout({}, withSession(A, user._id, 'ses-1'));
+  });
+
+  it('Logout with a refresh token ends its session', async () => {
+    const user = await newUser(A, 'Rpc Logout Refresh');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await sessionsRpc.logout({}, withRefresh(A, s.refreshToken!));
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'logout' });
+    expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!)))).toMatchObject({ type: 'session_ended' });
+    await sessionsRpc.logout({}, withRefresh(A, `rt_${'x'.repeat(43)}`));
+  });
+});
+
+describe('session settings', () => {
+  it('honours the project lifetimes', async () => {
+    const { project } = await createProject(deps, { name: 'Sessions settings', rpId: 'example.com', origins: ['https://app.example.com'] });
+    await updateSessionSettings(deps, project._id, { sessionLifetimeSeconds: 120, refreshLifetimeSeconds: 7200 });
+    const user = await newUser(project._id, 'Configured');
+    const s = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    const claims = await verify(project._id, s.sessionToken);
+    expect(claims.exp! - claims.iat!).toBe(120);
+    expect((await sessionRecord(s.sessionId))?.expiresAt).toEqual(new Date(clock.getTime() + 7_200_000));
+    advance(7201);
+    expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+  });
+
+  it('refuses lifetimes out of range', async () => {
+    for (const bad of [{ sessionLifetimeSeconds: 59 }, { sessionLifetimeSeconds: 86_401 }, { refreshLifetimeSeconds: 3599 }, { refreshLifetimeSeconds: 31_536_001 }, { sessionLifetimeSeconds: 90.5 }]) {
+      expect(await errorOf(updateSessionSettings(deps, A, bad))).toMatchObject({ code: Code.InvalidArgument, type: 'validation_error' });
+    }
+    expect(await errorOf(updateSessionSettings(deps, 'pro-1', { sessionLifetimeSeconds: 600 }))).toMatchObject({ type: 'project_not_found' });
+  });
+
+  it('session-settings (CLI) sets and prints them', async () => {
+    const { project } = await createProject(deps, { name: 'Sessions CLI', rpId: 'example.com', origins: ['https://app.example.com'] });
+    const shown = await parseProjectCommand(['session-settings', '--project', project._id]).run(deps);
+    expect(shown).toEqual({ projectID: project._id, sessionLifetimeSeconds: 900, refreshLifetimeSeconds: 2_592_000 });
+    const set = await parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '300', '--refresh-lifetime', '86400']).run(deps);
+    expect(set).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400 });
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '10'])).toThrow(UsageError);
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--refresh-lifetime', '1e9'])).toThrow(UsageError);
+  });
+});
+
+describe('signing-key rotation', () => {
+  it('publishes the new key before it signs, keeps old tokens verifiable until their key retires, then unpublishes and prunes it', async () => {
+    const { project, clientKey: oldClientKey } = await createProject(deps, { name: 'Key rotation', rpId: 'example.com', origins: ['https://app.example.com'] });
+    const user = await newUser(project._id, 'Rotating');
+    const before = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    const oldKid = project.signingKeys[0].kid;
+
+    advance(10);
+    const rotated = (await parseProjectCommand(['rotate-signing-key', '--project', project._id]).run(deps)) as Record<string, any>;
+    const activatesAt = new Date(clock.getTime() + KEY_ACTIVATION_DELAY_SECONDS * 1000);
+    const retiresAt = new Date(activatesAt.getTime() + keyRetirementSeconds() * 1000);
+    expect(keyRetirementSeconds()).toBe(365 * DAY);
+    expect(rotated).toEqual({
+      projectID: project._id,
+      kid: expect.any(String),
+      activatesAt: activatesAt.toISOString(),
+      clientKey: expect.any(String),
+      retiring: [{ kid: oldKid, retiresAt: retiresAt.toISOString() }],
+    });
+    expect(rotated.kid).not.toBe(oldKid);
+
+    // Both keys are published at once; the old key keeps signing until the new one activates.
+    const jwksNow = await projectsRpc.getJwks({}, { headers: { [HEADERS.projectId]: project._id } });
+    expect(jwksNow.keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.kid].sort());
+    const info = await projectsRpc.getProjectPublicInfo({ projectId: project._id });
+    expect(info.keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.kid].sort());
+    const during = await refreshSession(deps, { projectId: project._id, refreshToken: before.refreshToken! });
+    expect(decodeProtectedHeader(during.sessionToken).kid).toBe(oldKid);
+    // The client key is signed with the new key right away, and verifies.
+    expect(decodeProtectedHeader(rotated.clientKey as string).kid).toBe(rotated.kid);
+    expect(await verifyProjectToken(deps, project._id, rotated.clientKey as string, 'client')).toMatchObject({ sub: project._id });
+
+    // After activation new tokens name the new key; tokens from before still verify.
+    clock = new Date(activatesAt.getTime() + 1000);
+    const after = await refreshSession(deps, { projectId: project._id, refreshToken: during.refreshToken });
+    expect(decodeProtectedHeader(after.sessionToken).kid).toBe(rotated.kid);
+    expect((await verify(project._id, after.sessionToken)).sid).toBe(before.sessionId);
+    expect(await verifyProjectToken(deps, project._id, oldClientKey, 'client')).not.toBeNull();
+    clock = new Date(activatesAt.getTime() - 1000);
+    const lastOld = await signToken(deps, project._id, { kind: 'invitation' }, { expiresIn: 365 * DAY });
+    expect(decodeProtectedHeader(lastOld).kid).toBe(oldKid);
+    // The last token the old key could sign still verifies just before retiresAt.
+    clock = new Date(retiresAt.getTime() - 2000);
+    expect(await verifyProjectToken(deps, project._id, lastOld, 'invitation')).not.toBeNull();
+
+    // Past retiresAt the old key is gone from the JWKS, and its tokens no longer verify.
+    clock = new Date(retiresAt.getTime() + 1000);
+    const later = await projectsRpc.getJwks({}, { headers: { [HEADERS.projectId]: project._id } });
+    expect(later.keys.map((k) => k.kid)).toEqual([rotated.kid]);
+    expect(await verifyProjectToken(deps, project._id, oldClientKey, 'client')).toBeNull();
+    expect(await verifyProjectToken(deps, project._id, rotated.clientKey as string, 'client')).not.toBeNull();
+
+    // The next rotation drops the retired key's record; the previous key starts retiring.
+    const again = await rotateSigningKey(deps, project._id);
+    const stored = await getProject(deps, project._id);
+    expect(stored.signingKeys.map((k) => k.kid)).toEqual([rotated.kid, again.kid]);
+    expect(again.retiring).toEqual([{ kid: rotated.kid, retiresAt: new Date(again.activatesAt.getTime() + keyRetirementSeconds() * 1000) }]);
+  });
+
+  it('a key already retiring keeps its date at the next rotation', async () => {
+    const { project } = await createProject(deps, { name: 'Key rotation twice', rpId: 'example.com', origins: ['https://app.example.com'] });
+    const first = await rotateSigningKey(deps, project._id);
+    advance(3600);
+    const second = await rotateSigningKey(deps, project._id);
+    expect(second.retiring).toEqual([first.retiring[0], { kid: first.kid, retiresAt: new Date(second.activatesAt.getTime() + keyRetirementSeconds() * 1000) }]);
+    expect(await errorOf(rotateSigningKey(deps, 'pro-1'))).toMatchObject({ type: 'project_not_found' });
+  });
+});
