@@ -11,12 +11,16 @@ import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './domain/projectRules.js';
 import { createServer } from './server.js';
+import { mongoAuthProcessStore } from './store/authProcesses.js';
 import { mongoClientEnvStore } from './store/clientEnvs.js';
 import { mongoConnectTokenStore } from './store/connectTokens.js';
 import { mongoProcessStore } from './store/processes.js';
 import { connectIndexes } from './store/indexes.js';
 import { mongoIdentifierStore } from './store/identifiers.js';
+import { mongoIdentifierVerificationStore } from './store/identifierVerifications.js';
+import { mongoMeAppendStore } from './store/meAppends.js';
 import { mongoProjectStore } from './store/projects.js';
+import { mongoSessionStore } from './store/sessions.js';
 import { mongoUserStore } from './store/users.js';
 import { rpcUserCleanup } from './userCleanup.js';
 
@@ -42,6 +46,7 @@ try {
   const metrics = createMetrics('connect');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics);
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl);
+  const challenges = serviceClient(ChallengeService, config.challengeUrl);
   let accepting = true;
   const server = createServer({
     logger,
@@ -53,8 +58,13 @@ try {
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),
+    sessions: mongoSessionStore(store.db),
+    meAppends: mongoMeAppendStore(store.db),
+    identifierVerifications: mongoIdentifierVerificationStore(store.db),
     ceremony,
-    cleanup: rpcUserCleanup(serviceClient(ChallengeService, config.challengeUrl), ceremony),
+    challenges,
+    authProcesses: mongoAuthProcessStore(store.db),
+    cleanup: rpcUserCleanup(challenges, ceremony),
     masterKey,
     urls: { frontendApiUrl: config.frontendApiUrl, backendApiUrl },
     now: () => new Date(),

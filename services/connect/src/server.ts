@@ -1,21 +1,30 @@
 /** createServer(deps): the connect service's routes and runtime endpoints; never listens. */
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Server } from 'node:http';
+import { AuthFlowService } from '../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import { ConnectFlowService } from '../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
 import { ConnectTokenService } from '../../../gen/passkeyauth/connect/v1/connect_token_service_pb.js';
+import { MeService } from '../../../gen/passkeyauth/connect/v1/me_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { SessionService } from '../../../gen/passkeyauth/connect/v1/session_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { createRpcServer, type RuntimeDeps } from '../../runtime/server.js';
+import type { AuthFlowDeps } from './domain/auth/authDeps.js';
 import type { ConnectTokenDeps } from './domain/connectTokenDeps.js';
 import type { ConnectFlowDeps } from './domain/flows/flowDeps.js';
+import type { MeDeps } from './domain/me/meDeps.js';
 import type { ProjectDeps } from './domain/projectDeps.js';
+import type { SessionDeps } from './domain/sessions/sessionDeps.js';
 import type { UserDeps } from './domain/userDeps.js';
+import { authFlowServiceImpl } from './handlers/authFlowService.js';
 import { connectFlowServiceImpl } from './handlers/connectFlowService.js';
 import { connectTokenServiceImpl } from './handlers/connectTokenService.js';
+import { meServiceImpl } from './handlers/meService.js';
 import { projectServiceImpl } from './handlers/projectService.js';
+import { sessionServiceImpl } from './handlers/sessionService.js';
 import { userServiceImpl } from './handlers/userService.js';
 
-export type ConnectServiceDeps = ProjectDeps & UserDeps & ConnectTokenDeps & ConnectFlowDeps;
+export type ConnectServiceDeps = ProjectDeps & UserDeps & ConnectTokenDeps & ConnectFlowDeps & SessionDeps & MeDeps & AuthFlowDeps;
 export type ConnectDeps = ConnectServiceDeps & RuntimeDeps;
 
 export function connectRoutes(deps: ConnectServiceDeps) {
@@ -24,6 +33,9 @@ export function connectRoutes(deps: ConnectServiceDeps) {
     router.service(ProjectService, projectServiceImpl(deps));
     router.service(ConnectTokenService, connectTokenServiceImpl(deps));
     router.service(ConnectFlowService, connectFlowServiceImpl(deps));
+    router.service(MeService, meServiceImpl(deps));
+    router.service(SessionService, sessionServiceImpl(deps));
+    router.service(AuthFlowService, authFlowServiceImpl(deps));
   };
 }
 

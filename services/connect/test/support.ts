@@ -2,6 +2,7 @@
 import { createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
 import { randomBytes } from 'node:crypto';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
@@ -12,12 +13,16 @@ import { connectStore, type Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import type { UserCleanup } from '../src/domain/userDeps.js';
 import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
+import { mongoAuthProcessStore } from '../src/store/authProcesses.js';
 import { mongoClientEnvStore } from '../src/store/clientEnvs.js';
 import { mongoConnectTokenStore } from '../src/store/connectTokens.js';
 import { mongoProcessStore } from '../src/store/processes.js';
 import { connectIndexes } from '../src/store/indexes.js';
 import { mongoIdentifierStore } from '../src/store/identifiers.js';
+import { mongoIdentifierVerificationStore } from '../src/store/identifierVerifications.js';
+import { mongoMeAppendStore } from '../src/store/meAppends.js';
 import { mongoProjectStore } from '../src/store/projects.js';
+import { mongoSessionStore } from '../src/store/sessions.js';
 import { mongoUserStore } from '../src/store/users.js';
 
 export const logger = createLogger('connect-test', 'silent');
@@ -61,9 +66,15 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),
+    sessions: mongoSessionStore(store.db),
     // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts);
     // here an empty router answers them with "unimplemented".
     ceremony: createClient(CeremonyService, createRouterTransport(() => undefined)),
+    // Likewise the challenge service (me.test.ts puts a fake in its place).
+    challenges: createClient(ChallengeService, createRouterTransport(() => undefined)),
+    authProcesses: mongoAuthProcessStore(store.db),
+    meAppends: mongoMeAppendStore(store.db),
+    identifierVerifications: mongoIdentifierVerificationStore(store.db),
     cleanup,
     logger,
     masterKey: Buffer.from(MASTER_KEY_HEX, 'hex'),

@@ -1,5 +1,6 @@
 /**
- * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite), run directly against
+ * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite, session-settings,
+ * rotate-signing-key), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -18,6 +19,16 @@ import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '.
 import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../domain/projectRules.js';
 import { issueInvitation } from '../domain/flows/invitations.js';
 import { rotateSecret } from '../domain/rotateSecret.js';
+import { rotateSigningKey } from '../domain/rotateSigningKey.js';
+import {
+  MAX_REFRESH_LIFETIME_SECONDS,
+  MAX_SESSION_LIFETIME_SECONDS,
+  MIN_REFRESH_LIFETIME_SECONDS,
+  MIN_SESSION_LIFETIME_SECONDS,
+  refreshLifetimeOf,
+  sessionLifetimeOf,
+} from '../domain/sessions/sessionLifetimes.js';
+import { updateSessionSettings } from '../domain/sessions/updateSessionSettings.js';
 import { parseConnectFlags, updateConnectSettings } from '../domain/updateConnectSettings.js';
 import { connectIndexes } from '../store/indexes.js';
 import { mongoProjectStore, type ProjectRecord } from '../store/projects.js';
@@ -154,12 +165,20 @@ commands:
       and the flags every connect init answer carries; prints {projectID, connectRollout, connectFlags}
   invite --project pro-… [--days N]
       issues an invitation token (default 30 days) for web SDK setInvitation(); prints {projectID, invitationToken, expiresAt}
+  session-settings --project pro-… [--session-lifetime SECONDS (60–86400)] [--refresh-lifetime SECONDS (3600–31536000)]
+      lifetime of session tokens (default 900) and of sessions with refresh tokens, from sign-in
+      (default 2592000 = 30 days); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds}
+  rotate-signing-key --project pro-…
+      publishes a new signing key at once; it signs tokens from activatesAt (15 minutes later, so
+      every JWKS cache has it by then). Older keys stay in the JWKS until their last token expires
+      (retiresAt). The client key is issued again with the new key (the old one works until its
+      key retires); prints {projectID, kid, activatesAt, clientKey, retiring: [{kid, retiresAt}]}
 
 environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MASTER_KEY_FILE}),
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'rotate-signing-key'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
 export type ProjectCommandResult =
@@ -168,7 +187,9 @@ export type ProjectCommandResult =
   | { projectID: string; apiSecret: string }
   | { projectID: string; origins: string[] }
   | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
-  | { projectID: string; invitationToken: string; expiresAt: number };
+  | { projectID: string; invitationToken: string; expiresAt: number }
+  | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number }
+  | { projectID: string; kid: string; activatesAt: string; clientKey: string; retiring: Array<{ kid: string; retiresAt: string }> };
 
 /** A parsed command line: which command and its options, checked before the store is touched. */
 export interface ParsedCommand {
@@ -191,6 +212,15 @@ function required(values: OptionValues, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
+}
+
+/** An optional whole number of seconds within [min, max]. */
+function seconds(values: OptionValues, name: string, min: number, max: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number of seconds from ${min} to ${max}`);
+  return n;
 }
 
 /** Parses argv (without node and script) into a runnable command; UsageError if it is malformed. */
@@ -286,6 +316,37 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         async run(deps) {
           const r = await issueInvitation(deps, projectId, days);
           return { projectID: projectId, ...r };
+        },
+      };
+    }
+    case 'session-settings': {
+      const v = parse(args, { project: { type: 'string' }, 'session-lifetime': { type: 'string' }, 'refresh-lifetime': { type: 'string' } });
+      const projectId = required(v, 'project');
+      const sessionLifetimeSeconds = seconds(v, 'session-lifetime', MIN_SESSION_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS);
+      const refreshLifetimeSeconds = seconds(v, 'refresh-lifetime', MIN_REFRESH_LIFETIME_SECONDS, MAX_REFRESH_LIFETIME_SECONDS);
+      return {
+        command,
+        async run(deps) {
+          // Without options it only shows the current settings.
+          const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds });
+          return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p) };
+        },
+      };
+    }
+    case 'rotate-signing-key': {
+      const v = parse(args, { project: { type: 'string' } });
+      const projectId = required(v, 'project');
+      return {
+        command,
+        async run(deps) {
+          const r = await rotateSigningKey(deps, projectId);
+          return {
+            projectID: r.projectId,
+            kid: r.kid,
+            activatesAt: r.activatesAt.toISOString(),
+            clientKey: r.clientKey,
+            retiring: r.retiring.map((k) => ({ kid: k.kid, retiresAt: k.retiresAt.toISOString() })),
+          };
         },
       };
     }

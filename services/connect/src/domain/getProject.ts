@@ -2,7 +2,7 @@ import { notFound } from '../../../runtime/errors.js';
 import type { ProjectRecord, UserVerification } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
-import type { PublicJwk } from './signingKeys.js';
+import { liveSigningKeys, type PublicJwk } from './signingKeys.js';
 
 /** The project, or not_found `project_not_found` (also for IDs that cannot be project IDs). */
 export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectRecord> {
@@ -11,9 +11,12 @@ export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId:
   return project;
 }
 
-/** The public halves of every signing key of the project (its JWKS). */
-export function publicJwks(project: ProjectRecord): PublicJwk[] {
-  return project.signingKeys.map((k) => ({ ...k.publicJwk }));
+/**
+ * The project's JWKS: the public halves of its signing keys that are not retired at `now` (a
+ * replaced key stays until the last token it signed has expired).
+ */
+export function publicJwks(project: ProjectRecord, now: Date = new Date()): PublicJwk[] {
+  return liveSigningKeys(project.signingKeys, now).map((k) => ({ ...k.publicJwk }));
 }
 
 /** What is public about a project: enough for the gateway to authenticate its frontend calls. */
@@ -31,13 +34,13 @@ export interface ProjectPublicInfo {
   emailLinkUrl: string;
 }
 
-export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectPublicInfo> {
+export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string): Promise<ProjectPublicInfo> {
   const project = await getProject(deps, projectId);
   return {
     projectId: project._id,
     frontendApiUrl: project.frontendApiUrl,
     origins: [...project.origins],
-    keys: publicJwks(project),
+    keys: publicJwks(project, deps.now()),
     rpId: project.rpId,
     rpName: project.rpName,
     userVerification: project.userVerification ?? 'required',

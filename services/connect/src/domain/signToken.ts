@@ -6,6 +6,8 @@ import { getProject } from './getProject.js';
 export interface SignTokenOptions {
   /** Lifetime in seconds from now; without it the token does not expire (client keys). */
   expiresIn?: number;
+  /** Sign with this key of the project instead of the active one (a rotated-in key before it activates). */
+  kid?: string;
 }
 
 /**
@@ -21,9 +23,9 @@ export async function signToken(
   options: SignTokenOptions = {},
 ): Promise<string> {
   const project = await getProject(deps, projectId);
-  const key = activeSigningKey(project.signingKeys);
+  const key = options.kid !== undefined ? (project.signingKeys.find((k) => k.kid === options.kid) ?? null) : activeSigningKey(project.signingKeys, deps.now());
   // Every project gets a key at creation; a project without one is corrupt data, not bad input.
-  if (!key) throw new Error(`project ${projectId} has no signing key`);
+  if (!key) throw new Error(`project ${projectId} has no signing key${options.kid !== undefined ? ` ${options.kid}` : ''}`);
   if (options.expiresIn !== undefined && (!Number.isInteger(options.expiresIn) || options.expiresIn <= 0)) {
     throw new Error(`expiresIn must be a positive number of seconds, got ${options.expiresIn}`);
   }

@@ -20,6 +20,18 @@ export interface SigningKeyRecord {
   /** The private JWK as JSON, sealed with AES-256-GCM (AAD `${projectId}:${kid}`). */
   encryptedPrivateKey: EncryptedSecret;
   createdAt: Date;
+  /**
+   * When a rotated-in key starts signing (unset: from creation). It is published from creation
+   * on, so verifiers that cache the JWKS (the gateway, the Node SDK for ten minutes) hold it
+   * before the first token names it.
+   */
+  activatesAt?: Date;
+  /**
+   * Set when a newer key replaces this one (rotate-signing-key): the time the last token it can
+   * sign expires. Until then it stays published so those tokens verify; after it, it is
+   * unpublished and removed at the next rotation.
+   */
+  retiresAt?: Date;
 }
 
 /** Generates a key pair and seals its private half for the given project. */
@@ -37,11 +49,24 @@ export async function generateSigningKey(masterKey: Buffer, projectId: string, n
   };
 }
 
-/** The key new tokens are signed with: the newest one (older ones stay published so their tokens verify). */
-export function activeSigningKey(keys: readonly SigningKeyRecord[]): SigningKeyRecord | null {
+const activationOf = (k: SigningKeyRecord) => (k.activatesAt ?? k.createdAt).getTime();
+
+/**
+ * The key new tokens are signed with at `now`: of the keys already active, the one activated last
+ * (older ones stay published so their tokens verify). Among equal times the last in the list wins.
+ */
+export function activeSigningKey(keys: readonly SigningKeyRecord[], now: Date): SigningKeyRecord | null {
+  const active = keys.filter((k) => activationOf(k) <= now.getTime());
   let newest: SigningKeyRecord | null = null;
-  for (const k of keys) if (!newest || k.createdAt.getTime() >= newest.createdAt.getTime()) newest = k;
+  // No key active yet can only be a clock far behind the one that created the keys: use the first to activate.
+  if (!active.length) for (const k of keys) if (!newest || activationOf(k) < activationOf(newest)) newest = k;
+  for (const k of active) if (!newest || activationOf(k) >= activationOf(newest)) newest = k;
   return newest;
+}
+
+/** The keys tokens may still be verified with at `now`: every key not yet retired. */
+export function liveSigningKeys(keys: readonly SigningKeyRecord[], now: Date): SigningKeyRecord[] {
+  return keys.filter((k) => !k.retiresAt || k.retiresAt.getTime() > now.getTime());
 }
 
 /** Decrypts and imports a project's private key; it exists in plain form only in this process's memory. */

@@ -4,7 +4,7 @@
  * token that is not valid: callers decide what an invalid token means in their flow.
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { getProject } from './getProject.js';
+import { getProject, publicJwks } from './getProject.js';
 import type { ProjectDeps } from './projectDeps.js';
 
 export async function verifyProjectToken(
@@ -14,7 +14,7 @@ export async function verifyProjectToken(
   kind: string,
 ): Promise<JWTPayload | null> {
   const project = await getProject(deps, projectId);
-  const keys = createLocalJWKSet({ keys: project.signingKeys.map((k) => ({ ...k.publicJwk })) });
+  const keys = createLocalJWKSet({ keys: publicJwks(project, deps.now()) });
   try {
     const { payload } = await jwtVerify(token, keys, {
       algorithms: ['ES256'],

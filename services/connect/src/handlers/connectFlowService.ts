@@ -29,6 +29,7 @@ import { manageDelete } from '../domain/flows/manageDelete.js';
 import { manageList } from '../domain/flows/manageList.js';
 import type { PasskeyOperationResult } from '../domain/flows/passkeyOperation.js';
 import { recordFlowEvent } from '../domain/flows/recordFlowEvent.js';
+import { connectPasskeyMessage } from './connectPasskeyMessage.js';
 
 function flowCall(ctx: HandlerContext): FlowCall {
   const processId = ctx.values.get(tokenProcessIdKey);
@@ -138,24 +139,7 @@ export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeo
     async manageList(req, ctx) {
       const r = await manageList(deps, flowCall(ctx), req.connectToken);
       return create(ManageListResponseSchema, {
-        passkeys: r.passkeys.map(({ credential: c, createdMs, lastUsedMs }) => ({
-          id: c.id,
-          credentialId: c.credentialId,
-          attestationType: c.attestationType,
-          transport: [...c.transport],
-          backupEligible: c.backupEligible,
-          backupState: c.backupState,
-          authenticatorAaguid: c.authenticatorAaguid,
-          sourceOs: c.sourceOs,
-          sourceBrowser: c.sourceBrowser,
-          lastUsed: c.lastUsed,
-          created: c.created,
-          status: c.status,
-          aaguidDetails: c.aaguidDetails,
-          createdMs: BigInt(createdMs),
-          lastUsedMs: BigInt(lastUsedMs),
-          tags: [],
-        })),
+        passkeys: r.passkeys.map(connectPasskeyMessage),
         rpId: r.rpId,
         userId: r.userHandle,
       });

@@ -37,7 +37,7 @@ export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof Projec
     },
     async getJwks(_req, ctx) {
       const project = await getProject(deps, projectOf(ctx));
-      return create(GetJwksResponseSchema, { keys: publicJwks(project) });
+      return create(GetJwksResponseSchema, { keys: publicJwks(project, deps.now()) });
     },
     async getSessionConfig(_req, ctx) {
       const project = await getProject(deps, projectOf(ctx));

@@ -25,7 +25,8 @@ export interface IdentifierPage {
 export interface IdentifierStore {
   /** 'duplicate' if the project already has an identifier of this type and value. */
   insert(record: IdentifierRecord): Promise<'created' | 'duplicate'>;
-  updateStatus(projectId: string, userId: string, identifierId: string, status: IdentifierStatus, now: Date): Promise<IdentifierRecord | null>;
+  /** Sets the status; with `from`, only an identifier in that status changes (null otherwise). */
+  updateStatus(projectId: string, userId: string, identifierId: string, status: IdentifierStatus, now: Date, from?: IdentifierStatus): Promise<IdentifierRecord | null>;
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
@@ -67,8 +68,8 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
         throw err;
       }
     },
-    updateStatus(projectId, userId, identifierId, status, now) {
-      return coll.findOneAndUpdate({ _id: identifierId, projectId, userId }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
+    updateStatus(projectId, userId, identifierId, status, now, from) {
+      return coll.findOneAndUpdate({ _id: identifierId, projectId, userId, ...(from ? { status: from } : {}) }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
     },
     async delete(projectId, userId, identifierId) {
       const r = await coll.deleteOne({ _id: identifierId, projectId, userId });

@@ -43,6 +43,10 @@ export interface ProjectRecord {
   connectRollout?: ConnectRollout;
   /** Flags the project adds to every connect init answer (they win over the client's). */
   connectFlags?: Record<string, string>;
+  /** Lifetime of session tokens in seconds (default 900, see domain/sessions/sessionLifetimes.ts). */
+  sessionLifetimeSeconds?: number;
+  /** Lifetime of a session with refresh tokens in seconds, from sign-in (default 30 days). */
+  refreshLifetimeSeconds?: number;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -70,6 +74,14 @@ export interface ProjectStore {
   addOrigin(projectId: string, origin: string, now: Date): Promise<ProjectRecord | null>;
   /** Sets the connect roll-out and flags; null if the project does not exist. */
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
+  /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
+  updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number }, now: Date): Promise<ProjectRecord | null>;
+  /**
+   * Replaces the signing keys if the project still has exactly the keys `seenKids` (optimistic
+   * concurrency: of two rotations at once only one wins, so neither drops the other's key). Null
+   * if the project does not exist or its keys changed in between.
+   */
+  replaceSigningKeys(projectId: string, seenKids: string[], keys: SigningKeyRecord[], now: Date): Promise<ProjectRecord | null>;
 }
 
 export const projectIndexes: IndexPlan = {
@@ -117,6 +129,20 @@ export function mongoProjectStore(db: Db): ProjectStore {
       if (settings.connectRollout !== undefined) set.connectRollout = settings.connectRollout;
       if (settings.connectFlags !== undefined) set.connectFlags = settings.connectFlags;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updateSessionSettings(projectId, settings, now) {
+      const set: Partial<ProjectRecord> = { updatedAt: now };
+      if (settings.sessionLifetimeSeconds !== undefined) set.sessionLifetimeSeconds = settings.sessionLifetimeSeconds;
+      if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    replaceSigningKeys(projectId, seenKids, keys, now) {
+      // Same number of keys and every seen kid present: the key set is exactly the one seen.
+      return coll.findOneAndUpdate(
+        { _id: projectId, signingKeys: { $size: seenKids.length }, 'signingKeys.kid': { $all: seenKids } },
+        { $set: { signingKeys: keys, updatedAt: now } },
+        { returnDocument: 'after' },
+      );
     },
   };
 }

@@ -17,6 +17,8 @@ export interface UserRecord {
 export interface UserStore {
   insert(record: UserRecord): Promise<void>;
   find(projectId: string, userId: string): Promise<UserRecord | null>;
+  /** Sets the status of the project's user; null if there is none. */
+  updateStatus(projectId: string, userId: string, status: UserStatus, now: Date): Promise<UserRecord | null>;
   /** True if the user existed in the project and is now gone. */
   delete(projectId: string, userId: string): Promise<boolean>;
 }
@@ -34,6 +36,9 @@ export function mongoUserStore(db: Db): UserStore {
     },
     find(projectId, userId) {
       return coll.findOne({ _id: userId, projectId });
+    },
+    updateStatus(projectId, userId, status, now) {
+      return coll.findOneAndUpdate({ _id: userId, projectId }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
     },
     async delete(projectId, userId) {
       const r = await coll.deleteOne({ _id: userId, projectId });

@@ -6,6 +6,7 @@ import type { ClientEnvStore } from '../../store/clientEnvs.js';
 import type { ConnectTokenStore } from '../../store/connectTokens.js';
 import type { IdentifierStore } from '../../store/identifiers.js';
 import type { ProcessStore } from '../../store/processes.js';
+import type { SessionStore } from '../../store/sessions.js';
 import type { UserStore } from '../../store/users.js';
 import type { ProjectDeps } from '../projectDeps.js';
 
@@ -15,6 +16,8 @@ export interface ConnectFlowDeps extends ProjectDeps {
   users: UserStore;
   identifiers: IdentifierStore;
   connectTokens: ConnectTokenStore;
+  /** F9 starts a session (domain/sessions). */
+  sessions: SessionStore;
   ceremony: Client<typeof CeremonyService>;
   logger: Logger;
 }

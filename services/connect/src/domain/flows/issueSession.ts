@@ -1,13 +1,14 @@
 /**
- * Session tokens after a passkey login: ES256 JWTs of kind "session" with `sub` (the user ID) and
- * `name`, which is what the published Node SDK's validateToken reads. They verify against the
- * project's JWKS like every token of the project.
+ * Session tokens after a connect passkey login (F9): a session of the sessions module without a
+ * refresh token (the application's own session takes over from there), so the token carries a
+ * `sid` like every session token and logout or /v2/me/* can name it. Claims: see
+ * domain/sessions/signSessionToken.ts; `name` is the one the login chose (full name, else the
+ * identifier the user logged in with).
  */
-import { signToken } from '../signToken.js';
+import { startSession } from '../sessions/startSession.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 
-export const SESSION_LIFETIME_SECONDS = 900;
-
 export async function issueSession(deps: ConnectFlowDeps, projectId: string, user: { id: string; name: string }): Promise<string> {
-  return signToken(deps, projectId, { kind: 'session', sub: user.id, name: user.name }, { expiresIn: SESSION_LIFETIME_SECONDS });
+  const started = await startSession(deps, { projectId, userId: user.id, withRefreshToken: false, name: user.name });
+  return started.sessionToken;
 }

@@ -43,7 +43,7 @@ export async function manageList(deps: ConnectFlowDeps, call: FlowCall, connectT
     const { userHandle } = await deps.ceremony.getUserHandle({ userId: user._id }, { headers: call.forward });
     await deps.processes.update(call.projectId, process._id, { userId: user._id, ...(identifier ? { identifier } : {}) }, deps.now());
     return {
-      passkeys: credentials.map((credential) => ({ credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) })),
+      passkeys: credentials.map(managedPasskeyOf),
       rpId: project.rpId,
       userHandle,
     };
@@ -61,6 +61,11 @@ export async function allCredentials(deps: ConnectFlowDeps, call: FlowCall, user
     out.push(...r.credentials);
     if (page >= (r.paging?.totalPages ?? 1) || r.credentials.length === 0) return out;
   }
+}
+
+/** A passkey as the connect manage list and /v2/me/passkeys show it: with its times in milliseconds. */
+export function managedPasskeyOf(credential: Credential): ManagedPasskey {
+  return { credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) };
 }
 
 /** The ceremony's timestamps are yyyy-MM-ddTHH:mm:ss in UTC. */

@@ -1,0 +1,16 @@
+/** What the sign-up and login flows need beyond the connect flows: their processes and the challenge service. */
+import type { Client } from '@connectrpc/connect';
+import type { ChallengeService } from '../../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import type { AuthProcessStore } from '../../store/authProcesses.js';
+import type { ConnectFlowDeps } from '../flows/flowDeps.js';
+import type { UserCleanup } from '../userDeps.js';
+
+export interface AuthFlowDeps extends ConnectFlowDeps {
+  authProcesses: AuthProcessStore;
+  challenges: Client<typeof ChallengeService>;
+  /** Removing an abandoned sign-up's user also removes what other services hold for it. */
+  cleanup: UserCleanup;
+}
+
+/** Auth processes live 30 minutes: long enough to read an email and type its code. */
+export const AUTH_PROCESS_LIFETIME_SECONDS = 1800;

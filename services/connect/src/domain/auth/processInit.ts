@@ -1,0 +1,44 @@
+/**
+ * /v2/auth/process/init: starts an auth process from what the browser says about itself; the
+ * first block is login-init (with a conditional-UI challenge when the browser supports passkey
+ * autofill) or signup-init when the page prefers it.
+ */
+import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import { clientSnapshot } from '../flows/clientSnapshot.js';
+import type { FlowCall } from '../flows/flowDeps.js';
+import { resolveClientEnv } from '../flows/resolveClientEnv.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { authBackendClient } from './authClient.js';
+import { loginInitBlock, signupInitBlock, type Block } from './blocks.js';
+import { startAuthProcess } from './startAuthProcess.js';
+
+export interface InitializedAuth {
+  token: string;
+  expiresAt: number;
+  newClientEnvHandle?: string;
+  block: Block;
+}
+
+export async function processInit(deps: AuthFlowDeps, call: FlowCall, input: { clientInformation: FrontendClientInformation; preferredBlock: string }): Promise<InitializedAuth> {
+  const client = clientSnapshot(input.clientInformation);
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientInformation.clientEnvHandle, client.visitorId);
+  const signup = input.preferredBlock === 'signup-init';
+  // A new process always: process/init is how a page starts over.
+  const { process, newProcess } = await startAuthProcess(deps, { ...call, processId: undefined }, {
+    authType: signup ? 'signup' : 'login',
+    block: signup ? 'signup-init' : 'login-init',
+    client,
+    clientEnvHandle: env.handle,
+  });
+  let block: Block;
+  if (signup) block = signupInitBlock({ identifiers: [] });
+  else {
+    let conditionalUIChallenge: string | undefined;
+    if (client.conditionalMediationAvailable) {
+      const m = await deps.ceremony.startMediation({ clientInformation: authBackendClient(process, call), processId: process._id }, { headers: call.forward });
+      if (m.loginAllow) conditionalUIChallenge = m.assertionOptions;
+    }
+    block = loginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });
+  }
+  return { token: newProcess!.token, expiresAt: newProcess!.expiresAt, ...(issued ? { newClientEnvHandle: env.handle } : {}), block };
+}

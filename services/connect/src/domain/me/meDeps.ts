@@ -1,0 +1,23 @@
+/** What the signed-in user's endpoints (/v2/me/*) need: the connect flows' deps, the challenge service and two small stores. */
+import type { Client } from '@connectrpc/connect';
+import type { ChallengeService } from '../../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import type { IdentifierVerificationStore } from '../../store/identifierVerifications.js';
+import type { MeAppendStore } from '../../store/meAppends.js';
+import type { SessionStore } from '../../store/sessions.js';
+import type { ConnectFlowDeps, FlowCall } from '../flows/flowDeps.js';
+
+export interface MeDeps extends ConnectFlowDeps {
+  sessions: SessionStore;
+  challenges: Client<typeof ChallengeService>;
+  meAppends: MeAppendStore;
+  identifierVerifications: IdentifierVerificationStore;
+}
+
+/**
+ * A call with a session token, as the gateway established it: the token's `sub` and `sid`. Both
+ * are "" when the call did not carry them (a token of another kind, or a call around the gateway).
+ */
+export interface MeCall extends FlowCall {
+  userId: string;
+  sessionId: string;
+}

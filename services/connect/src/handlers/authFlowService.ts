@@ -1,0 +1,124 @@
+/** AuthFlowService RPCs (frontend /v2/auth/*): proto ⇄ domain mapping only. */
+import { create, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  AuthFlowService,
+  AuthLoginInitResponseSchema,
+  BlockSkipResponseSchema,
+  IdentifierVerifyFinishResponseSchema,
+  IdentifierVerifyStartResponseSchema,
+  PasskeyAppendFinishResponseSchema,
+  PasskeyAppendStartResponseSchema,
+  PasskeyLoginFinishResponseSchema,
+  PasskeyLoginStartResponseSchema,
+  PasskeyMediationFinishResponseSchema,
+  ProcessCompleteResponseSchema,
+  ProcessInitResponseSchema,
+  SignupInitResponseSchema,
+  type BlockBodySchema,
+  type ProcessResponseSchema,
+} from '../../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
+import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
+import type { AuthFlowDeps } from '../domain/auth/authDeps.js';
+import type { Block } from '../domain/auth/blocks.js';
+import { loginInit } from '../domain/auth/loginInit.js';
+import { passkeyAppendFinish, passkeyAppendStart, passkeyLoginFinish, passkeyLoginStart, passkeyMediationFinish } from '../domain/auth/passkeySteps.js';
+import { processInit } from '../domain/auth/processInit.js';
+import { signupInit } from '../domain/auth/signupInit.js';
+import { processComplete, skipBlock } from '../domain/auth/skipAndComplete.js';
+import { identifierVerifyFinish, identifierVerifyStart } from '../domain/auth/verifySteps.js';
+import type { FlowCall } from '../domain/flows/flowDeps.js';
+import { getProject } from '../domain/getProject.js';
+
+function flowCall(ctx: HandlerContext): FlowCall {
+  const processId = ctx.values.get(tokenProcessIdKey);
+  return {
+    projectId: projectOf(ctx),
+    requestId: ctx.values.get(requestIdKey),
+    clientAddress: ctx.values.get(clientAddressKey),
+    userAgent: ctx.values.get(userAgentKey),
+    ...(processId ? { processId } : {}),
+    forward: forwardHeaders(ctx),
+  };
+}
+
+const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
+  block: b.block,
+  authType: b.authType,
+  data: b.data as JsonObject,
+  alternatives: b.alternatives.map(blockMessage),
+  ...(b.error ? { error: b.error } : {}),
+});
+
+export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
+  /** The Block response: the block, the project's common facts, and newProcess when the call started one. */
+  async function answer(call: FlowCall, block: Block, newProcess?: { token: string; expiresAt: number }): Promise<MessageInitShape<typeof ProcessResponseSchema>> {
+    const project = await getProject(deps, call.projectId);
+    return {
+      blockBody: blockMessage(block),
+      common: { appName: project.appName, frontendApiUrl: project.frontendApiUrl, hideBadge: false, environment: project.environment },
+      ...(newProcess ? { newProcess: { token: newProcess.token, expiresAt: BigInt(newProcess.expiresAt) } } : {}),
+    };
+  }
+
+  return {
+    async processInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await processInit(deps, call, { clientInformation: req.clientInformation!, preferredBlock: req.preferredBlock });
+      return create(ProcessInitResponseSchema, {
+        token: r.token,
+        expiresAt: BigInt(r.expiresAt),
+        newClientEnvHandle: r.newClientEnvHandle,
+        processResponse: await answer(call, r.block),
+      });
+    },
+    async signupInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await signupInit(deps, call, { identifiers: req.identifiers.map((i) => ({ type: i.type, identifier: i.identifier })), ...(req.fullName !== undefined ? { fullName: req.fullName } : {}) });
+      return create(SignupInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async authLoginInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await loginInit(deps, call, { identifierValue: req.identifierValue, isPhone: req.isPhone ?? false });
+      return create(AuthLoginInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async passkeyAppendStart(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await passkeyAppendStart(deps, call, req.clientInformation)) });
+    },
+    async passkeyAppendFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyAppendFinishResponseSchema, { processResponse: await answer(call, await passkeyAppendFinish(deps, call, req.signedChallenge)) });
+    },
+    async passkeyLoginStart(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await passkeyLoginStart(deps, call, req.clientInformation)) });
+    },
+    async passkeyLoginFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyLoginFinishResponseSchema, { processResponse: await answer(call, await passkeyLoginFinish(deps, call, req.signedChallenge)) });
+    },
+    async passkeyMediationFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyMediationFinishResponseSchema, { processResponse: await answer(call, await passkeyMediationFinish(deps, call, req.signedChallenge)) });
+    },
+    async identifierVerifyStart(req, ctx) {
+      const call = flowCall(ctx);
+      const block = await identifierVerifyStart(deps, call, { identifierType: req.identifierType, verificationType: req.verificationType });
+      return create(IdentifierVerifyStartResponseSchema, { processResponse: await answer(call, block) });
+    },
+    async identifierVerifyFinish(req, ctx) {
+      const call = flowCall(ctx);
+      const block = await identifierVerifyFinish(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
+      return create(IdentifierVerifyFinishResponseSchema, { processResponse: await answer(call, block) });
+    },
+    async blockSkip(_req, ctx) {
+      const call = flowCall(ctx);
+      return create(BlockSkipResponseSchema, { processResponse: await answer(call, await skipBlock(deps, call)) });
+    },
+    async processComplete(_req, ctx) {
+      const call = flowCall(ctx);
+      return create(ProcessCompleteResponseSchema, { processResponse: await answer(call, await processComplete(deps, call)) });
+    },
+  };
+}

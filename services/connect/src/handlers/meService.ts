@@ -1,0 +1,73 @@
+/** MeService RPCs (frontend /v2/me/*, session tokens): proto ⇄ domain mapping only. */
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  AppendPasskeyFinishResponseSchema,
+  AppendPasskeyStartResponseSchema,
+  DeleteMyPasskeyResponseSchema,
+  GetMeResponseSchema,
+  ListMyPasskeysResponseSchema,
+  MeService,
+  VerifyIdentifierFinishResponseSchema,
+  VerifyIdentifierStartResponseSchema,
+} from '../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
+import { clientAddressKey, forwardHeaders, HEADERS, projectOf, requestIdKey, tokenSessionIdKey, tokenUserIdKey, userAgentKey } from '../../../runtime/context.js';
+import { deleteMyPasskey } from '../domain/me/deleteMyPasskey.js';
+import { finishIdentifierVerification } from '../domain/me/finishIdentifierVerification.js';
+import { finishMyAppend } from '../domain/me/finishMyAppend.js';
+import { getMe } from '../domain/me/getMe.js';
+import { listMyPasskeys } from '../domain/me/listMyPasskeys.js';
+import type { MeCall, MeDeps } from '../domain/me/meDeps.js';
+import { startIdentifierVerification } from '../domain/me/startIdentifierVerification.js';
+import { startMyAppend } from '../domain/me/startMyAppend.js';
+import { connectPasskeyMessage } from './connectPasskeyMessage.js';
+
+function meCall(ctx: HandlerContext): MeCall {
+  const clientAddress = ctx.values.get(clientAddressKey);
+  return {
+    projectId: projectOf(ctx),
+    requestId: ctx.values.get(requestIdKey),
+    clientAddress,
+    userAgent: ctx.values.get(userAgentKey),
+    userId: ctx.values.get(tokenUserIdKey),
+    sessionId: ctx.values.get(tokenSessionIdKey),
+    // The end user's address goes along, so the challenge service's per-address limits apply to them.
+    forward: { ...forwardHeaders(ctx), ...(clientAddress ? { [HEADERS.clientAddress]: clientAddress } : {}) },
+  };
+}
+
+export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
+  return {
+    async getMe(_req, ctx) {
+      const me = await getMe(deps, meCall(ctx));
+      return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: [] });
+    },
+    async listMyPasskeys(_req, ctx) {
+      const passkeys = await listMyPasskeys(deps, meCall(ctx));
+      return create(ListMyPasskeysResponseSchema, {
+        passkeys: passkeys.map(connectPasskeyMessage),
+        paging: { page: 1, totalPages: 1, totalItems: passkeys.length },
+      });
+    },
+    async deleteMyPasskey(req, ctx) {
+      await deleteMyPasskey(deps, meCall(ctx), req.credentialId);
+      return create(DeleteMyPasskeyResponseSchema, { id: req.credentialId });
+    },
+    async appendPasskeyStart(req, ctx) {
+      const r = await startMyAppend(deps, meCall(ctx), req.clientInformation!);
+      return create(AppendPasskeyStartResponseSchema, { ...r });
+    },
+    async appendPasskeyFinish(req, ctx) {
+      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, clientInformation: req.clientInformation! });
+      return create(AppendPasskeyFinishResponseSchema, { result: {} });
+    },
+    async verifyIdentifierStart(req, ctx) {
+      await startIdentifierVerification(deps, meCall(ctx), req.identifierId);
+      return create(VerifyIdentifierStartResponseSchema, { result: {} });
+    },
+    async verifyIdentifierFinish(req, ctx) {
+      await finishIdentifierVerification(deps, meCall(ctx), { identifierId: req.identifierId, code: req.code });
+      return create(VerifyIdentifierFinishResponseSchema, { result: {} });
+    },
+  };
+}

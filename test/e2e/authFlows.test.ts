@@ -1,0 +1,255 @@
+/**
+ * Passkey-first sign-up and login end to end (F1, F2, the block steps, sessions): the page's calls
+ * through the real gateway, the software authenticator playing the browser, codes read from a real
+ * SMTP server, sessions refreshed and ended through /v2/me.
+ */
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
+import { TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
+import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+
+const ORIGIN = 'http://localhost:3000';
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+let stack: Stack;
+let project: ProjectJson;
+const smtp = new TestSmtp();
+
+beforeAll(async () => {
+  await smtp.start();
+  stack = await startStack({ smtpUrl: smtp.url, emailFrom: 'Auth E2E <no-reply@localhost>' });
+  project = await stack.createProject('auth-flows-e2e', [ORIGIN], ['--challenge-delivery', 'service', '--app-name', 'Auth Shop']);
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+  await smtp.stop();
+});
+
+type Rsp = { status: number; body: Record<string, any> };
+
+async function front(path: string, body: unknown, o: { process?: string; bearer?: string; method?: string } = {}): Promise<Rsp> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, origin: ORIGIN };
+  if (o.process) headers['x-corbado-process-id'] = o.process;
+  if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
+  const res = await fetch(`${stack.frontendUrl}${path}`, { method: o.method ?? 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+}
+
+function expectError(r: Rsp, status: number, type: string) {
+  expect({ status: r.status, type: r.body.error?.type }).toEqual({ status, type });
+}
+
+const capable = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { conditionalMediation: true, userVerifyingPlatformAuthenticator: true } };
+const noPlatform = { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false, clientCapabilities: { hybridTransport: true } };
+
+async function processInit(clientInformation: Record<string, unknown> = capable, preferredBlock?: string): Promise<{ token: string; body: Record<string, any> }> {
+  const r = await front('/v2/auth/process/init', { clientInformation, ...(preferredBlock ? { preferredBlock } : {}) });
+  expect(r.status).toBe(200);
+  return { token: r.body.token, body: r.body };
+}
+
+async function codeFor(address: string, after: number): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const mail = smtp.received.slice(after).find((m) => toOf(m) === address);
+    const code = mail?.text?.match(/\b([0-9]{6})\b/)?.[1];
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error(`no code mailed to ${address}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function verifySession(token: string) {
+  const r = await fetch(`${stack.frontendUrl}/.well-known/jwks`, { headers: { 'x-corbado-projectid': project.projectID } });
+  const keys = createLocalJWKSet((await r.json()) as JSONWebKeySet);
+  return (await jwtVerify(token, keys, { issuer: project.frontendApiUrl, audience: project.projectID })).payload;
+}
+
+/** Signs up with a passkey; returns the credential and the completed block's data. */
+async function signUpWithPasskey(email: string, fullName: string): Promise<{ credential: SoftCredential; completed: Record<string, any>; userID: string }> {
+  const init = await processInit();
+  const signup = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: email }], fullName }, { process: init.token });
+  expect(signup.status).toBe(200);
+  expect(signup.body.blockBody.block).toBe('passkey-append');
+  const { json, credential } = new SoftAuthenticator().createFromOptions(signup.body.blockBody.data.challenge, ORIGIN);
+  const appended = await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token });
+  expect(appended.body.blockBody.block).toBe('passkey-appended');
+  const done = await front('/v2/auth/process/complete', {}, { process: init.token });
+  expect(done.body.blockBody.block).toBe('completed');
+  const claims = await verifySession(done.body.blockBody.data.shortSession);
+  return { credential, completed: done.body.blockBody.data, userID: claims.sub as string };
+}
+
+describe('sign-up', () => {
+  it('F1 → passkey append → completed with a session (every field of the Block response)', async () => {
+    const init = await processInit();
+    expect(init.body.processResponse.blockBody.block).toBe('login-init');
+    expect(init.body.processResponse.blockBody.data.conditionalUIChallenge).toEqual(expect.any(String));
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'Ada@Example.com' }], fullName: 'Ada Lovelace' }, { process: init.token });
+    expect(r.status).toBe(200);
+    expect(r.body.common).toEqual({ appName: 'Auth Shop', frontendApiUrl: project.frontendApiUrl, hideBadge: false, environment: expect.any(String) });
+    expect(r.body).not.toHaveProperty('newProcess');
+    const block = r.body.blockBody;
+    expect(block).toMatchObject({ block: 'passkey-append', authType: 'signup' });
+    expect(Object.keys(block.data).sort()).toEqual(['autoSubmit', 'blockType', 'challenge', 'identifierType', 'identifierValue', 'passkeyIconSet', 'variant']);
+    expect(block.data).toMatchObject({ blockType: 'passkey-append', identifierValue: 'ada@example.com', identifierType: 'email', autoSubmit: false, passkeyIconSet: 'default', variant: 'default' });
+    expect(JSON.parse(block.data.challenge).publicKey.user.name).toBe('ada@example.com');
+    expect(block.alternatives.map((a: { block: string }) => a.block)).toEqual(['email-verify']);
+
+    const { json } = new SoftAuthenticator().createFromOptions(block.data.challenge, ORIGIN);
+    const appended = await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token });
+    expect(appended.body.blockBody).toMatchObject({ block: 'passkey-appended', data: { blockType: 'passkey-appended' } });
+    const done = await front('/v2/auth/process/complete', {}, { process: init.token });
+    const data = done.body.blockBody.data;
+    expect(data).toMatchObject({ blockType: 'completed', shortSession: expect.stringMatching(JWT), longSession: expect.stringMatching(/^rt_/) });
+    expect(data.passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email' });
+    const claims = await verifySession(data.shortSession);
+    expect(claims).toMatchObject({ kind: 'session', sub: expect.stringMatching(/^usr-/), sid: expect.stringMatching(/^ses-/), name: 'Ada Lovelace' });
+    expect(claims.exp! - claims.iat!).toBe(900);
+    // A completed process is not replayed.
+    expectError(await front('/v2/auth/process/complete', {}, { process: init.token }), 409, 'process_completed');
+    const user = await fetch(`${stack.backendUrl}/v2/users/${claims.sub}`, { headers: { authorization: basic(project) } }).then((x) => x.json() as Promise<Record<string, any>>);
+    expect(user.status).toBe('active');
+  });
+
+  it('starts a process itself with a client key (newProcess) and reports bad identifiers in the block', async () => {
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'not-an-email' }, { type: 'phone', identifier: '12' }] });
+    expect(r.status).toBe(200);
+    expect(r.body.newProcess).toEqual({ token: expect.stringMatching(JWT), expiresAt: expect.any(Number) });
+    expect(r.body.blockBody.block).toBe('signup-init');
+    expect(r.body.blockBody.data.identifiers.map((i: { error?: { code: string } }) => i.error?.code)).toEqual(['identifier_invalid', 'identifier_invalid']);
+    const taken = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'ada@example.com' }] });
+    expect(taken.body.blockBody.data.identifiers[0].error.code).toBe('identifier_already_in_use');
+  });
+
+  it('with email OTP first (no platform authenticator), then the optional passkey is skipped', async () => {
+    const init = await processInit(noPlatform);
+    const before = smtp.received.length;
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'otp.signup@example.com' }] }, { process: init.token });
+    expect(r.body.blockBody).toMatchObject({ block: 'email-verify', data: { blockType: 'email-verify', verificationMethod: 'email-otp', identifier: 'otp.signup@example.com', isPostLoginVerification: false } });
+    const code = await codeFor('otp.signup@example.com', before);
+    const wrong = await front('/v2/auth/identifier/verify/finish', { code: code === '000000' ? '111111' : '000000', identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(wrong.status).toBe(200);
+    expect(wrong.body.blockBody).toMatchObject({ block: 'email-verify', error: { code: 'invalid_code' } });
+    const ok = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(ok.body.blockBody.block).toBe('completed');
+    const claims = await verifySession(ok.body.blockBody.data.shortSession);
+    const me = await front('/v2/me', undefined, { bearer: ok.body.blockBody.data.shortSession, method: 'GET' });
+    expect(me.body.identifiers).toEqual([expect.objectContaining({ value: 'otp.signup@example.com', type: 'email', status: 'verified' })]);
+    expect(me.body.id).toBe(claims.sub);
+  });
+
+  it('with email OTP, then a passkey append offered and taken', async () => {
+    const init = await processInit();
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'otp.then.passkey@example.com' }] }, { process: init.token });
+    expect(r.body.blockBody.block).toBe('passkey-append');
+    const before = smtp.received.length;
+    const sent = await front('/v2/auth/identifier/verify/start', { identifierType: 'email', verificationType: 'email-otp' }, { process: init.token });
+    expect(sent.body.blockBody).toMatchObject({ block: 'email-verify', data: { retryNotBefore: expect.any(Number) } });
+    expectError(await front('/v2/auth/identifier/verify/start', { identifierType: 'email', verificationType: 'email-otp' }, { process: init.token }), 429, 'resend_too_early');
+    const code = await codeFor('otp.then.passkey@example.com', before);
+    const verified = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(verified.body.blockBody).toMatchObject({ block: 'passkey-append', alternatives: [] });
+    const { json } = new SoftAuthenticator().createFromOptions(verified.body.blockBody.data.challenge, ORIGIN);
+    expect((await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token })).body.blockBody.block).toBe('passkey-appended');
+    expect((await front('/v2/auth/process/complete', {}, { process: init.token })).body.blockBody.block).toBe('completed');
+  });
+
+  it('skipping the append before anything is proven leads to the code, not to a session', async () => {
+    const init = await processInit();
+    await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'skipper@example.com' }] }, { process: init.token });
+    expectError(await front('/v2/auth/process/complete', {}, { process: init.token }), 409, 'process_not_ready');
+    const skipped = await front('/v2/auth/block/skip', {}, { process: init.token });
+    expect(skipped.body.blockBody.block).toBe('email-verify');
+  });
+});
+
+describe('login', () => {
+  let grace: { credential: SoftCredential; userID: string };
+
+  beforeAll(async () => {
+    const s = await signUpWithPasskey('grace@example.com', 'Grace Hopper');
+    grace = { credential: s.credential, userID: s.userID };
+  });
+
+  it('F2 → passkey-verify → completed', async () => {
+    const r = await front('/v2/auth/login/init', { identifierValue: 'Grace@Example.com', isPhone: false });
+    expect(r.body.newProcess.token).toMatch(JWT);
+    const block = r.body.blockBody;
+    expect(block).toMatchObject({ block: 'passkey-verify', authType: 'login', data: { blockType: 'passkey-verify', identifierValue: 'grace@example.com' } });
+    expect(block.alternatives.map((a: { block: string }) => a.block)).toEqual(['email-verify']);
+    const json = new SoftAuthenticator().getFromOptions(block.data.challenge, grace.credential, ORIGIN);
+    const done = await front('/v2/auth/passkey/login/finish', { signedChallenge: JSON.stringify(json) }, { process: r.body.newProcess.token });
+    expect(done.body.blockBody.block).toBe('completed');
+    expect(done.body.blockBody.data.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'grace@example.com' });
+    expect((await verifySession(done.body.blockBody.data.shortSession)).sub).toBe(grace.userID);
+  });
+
+  it('falls back to an email OTP (the alternative), code read from the SMTP server', async () => {
+    const r = await front('/v2/auth/login/init', { identifierValue: 'grace@example.com', isPhone: false });
+    const process = r.body.newProcess.token;
+    const before = smtp.received.length;
+    const sent = await front('/v2/auth/identifier/verify/start', { identifierType: 'email', verificationType: 'email-otp' }, { process });
+    expect(sent.body.blockBody.block).toBe('email-verify');
+    const code = await codeFor('grace@example.com', before);
+    const done = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: true }, { process });
+    expect(done.body.blockBody.block).toBe('completed');
+    expect((await verifySession(done.body.blockBody.data.shortSession)).sub).toBe(grace.userID);
+  });
+
+  it('logs in with conditional UI (the login-init block of process/init)', async () => {
+    const init = await processInit();
+    const json = new SoftAuthenticator().getFromOptions(init.body.processResponse.blockBody.data.conditionalUIChallenge, grace.credential, ORIGIN);
+    const done = await front('/v2/auth/passkey/mediation/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token });
+    expect(done.body.blockBody.block).toBe('completed');
+    expect(done.body.blockBody.data.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'grace@example.com' });
+  });
+
+  it('reports unknown and malformed identifiers in the login-init block', async () => {
+    const unknown = await front('/v2/auth/login/init', { identifierValue: 'nobody@example.com', isPhone: false });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.blockBody).toMatchObject({ block: 'login-init', data: { fieldError: { code: 'identifier_not_found' } } });
+    const bad = await front('/v2/auth/login/init', { identifierValue: '12', isPhone: true });
+    expect(bad.body.blockBody.data.fieldError.code).toBe('identifier_invalid');
+  });
+
+  it('moves only along allowed transitions', async () => {
+    const r = await front('/v2/auth/login/init', { identifierValue: 'grace@example.com', isPhone: false });
+    const process = r.body.newProcess.token;
+    expectError(await front('/v2/auth/passkey/append/finish', { signedChallenge: '{}' }, { process }), 409, 'invalid_block');
+    expectError(await front('/v2/auth/identifier/verify/finish', { code: '123456', identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process }), 409, 'invalid_block');
+    expectError(await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'x@example.com' }] }, { process }), 409, 'invalid_block');
+  });
+});
+
+describe('sessions', () => {
+  it('refresh rotates the refresh token; reusing an old one ends the session; logout revokes', async () => {
+    const { completed } = await signUpWithPasskey('linus@example.com', 'Linus');
+    const first = completed.longSession as string;
+    const refreshed = await front('/v2/me/refresh', {}, { bearer: first });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toEqual({ shortSession: expect.stringMatching(JWT), longSession: expect.stringMatching(/^rt_/) });
+    expect(refreshed.body.longSession).not.toBe(first);
+    // The old token again: reuse, which ends the whole session.
+    expect((await front('/v2/me/refresh', {}, { bearer: first })).status).toBe(401);
+    expect((await front('/v2/me/refresh', {}, { bearer: refreshed.body.longSession })).status).toBe(401);
+    expect((await front('/v2/me', undefined, { bearer: refreshed.body.shortSession, method: 'GET' })).status).toBe(401);
+
+    const again = (await signUpWithPasskey('linus2@example.com', 'Linus')).completed;
+    expect((await front('/v2/me', undefined, { bearer: again.shortSession, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me/logout', {}, { bearer: again.shortSession })).status).toBe(204);
+    expect((await front('/v2/me', undefined, { bearer: again.shortSession, method: 'GET' })).status).toBe(401);
+    expect((await front('/v2/me/refresh', {}, { bearer: again.longSession })).status).toBe(401);
+  });
+
+  it('refuses every token misuse with 401', async () => {
+    const init = await processInit();
+    expect((await front('/v2/me', undefined, { bearer: init.token, method: 'GET' })).status).toBe(401);
+    expect((await front('/v2/me', undefined, { bearer: 'garbage', method: 'GET' })).status).toBe(401);
+    expect((await front('/v2/me', undefined, { method: 'GET' })).status).toBe(401);
+    expect((await front('/v2/me/refresh', {}, { bearer: `rt_${'A'.repeat(43)}` })).status).toBe(401);
+    expect((await front('/v2/auth/passkey/login/finish', { signedChallenge: '{}' }, { bearer: project.clientKey })).status).toBe(401);
+  });
+});
