@@ -1,6 +1,6 @@
 /** AuthFlowService RPCs (frontend /v2/auth/*): proto ⇄ domain mapping only. */
 import { create, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
-import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { ServiceImpl } from '@connectrpc/connect';
 import {
   AuthFlowService,
   AuthLoginInitResponseSchema,
@@ -18,7 +18,6 @@ import {
   type BlockBodySchema,
   type ProcessResponseSchema,
 } from '../../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
-import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
 import type { AuthFlowDeps } from '../domain/auth/authDeps.js';
 import type { Block } from '../domain/auth/blocks.js';
 import { loginInit } from '../domain/auth/loginInit.js';
@@ -28,19 +27,9 @@ import { signupInit } from '../domain/auth/signupInit.js';
 import { processComplete, skipBlock } from '../domain/auth/skipAndComplete.js';
 import { identifierVerifyFinish, identifierVerifyStart } from '../domain/auth/verifySteps.js';
 import type { FlowCall } from '../domain/flows/flowDeps.js';
+import { flowCall } from './flowCall.js';
 import { getProject } from '../domain/getProject.js';
 
-function flowCall(ctx: HandlerContext): FlowCall {
-  const processId = ctx.values.get(tokenProcessIdKey);
-  return {
-    projectId: projectOf(ctx),
-    requestId: ctx.values.get(requestIdKey),
-    clientAddress: ctx.values.get(clientAddressKey),
-    userAgent: ctx.values.get(userAgentKey),
-    ...(processId ? { processId } : {}),
-    forward: forwardHeaders(ctx),
-  };
-}
 
 const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
   block: b.block,

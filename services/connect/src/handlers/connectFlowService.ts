@@ -1,6 +1,6 @@
 /** ConnectFlowService RPCs (frontend /v2/connect/*): proto ⇄ domain mapping only. */
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
-import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { ServiceImpl } from '@connectrpc/connect';
 import {
   AppendFinishResponseSchema,
   AppendInitResponseSchema,
@@ -17,11 +17,11 @@ import {
   type FallbackOperationErrorSchema,
   type PasskeyOperationSchema,
 } from '../../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
-import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
 import { appendFinish } from '../domain/flows/appendFinish.js';
 import { appendStart } from '../domain/flows/appendStart.js';
 import { clearProcess } from '../domain/flows/clearProcess.js';
-import type { ConnectFlowDeps, FlowCall } from '../domain/flows/flowDeps.js';
+import type { ConnectFlowDeps } from '../domain/flows/flowDeps.js';
+import { flowCall } from './flowCall.js';
 import { initFlow } from '../domain/flows/initFlow.js';
 import { loginFinish } from '../domain/flows/loginFinish.js';
 import { loginStart, type Fallback } from '../domain/flows/loginStart.js';
@@ -31,17 +31,6 @@ import type { PasskeyOperationResult } from '../domain/flows/passkeyOperation.js
 import { recordFlowEvent } from '../domain/flows/recordFlowEvent.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';
 
-function flowCall(ctx: HandlerContext): FlowCall {
-  const processId = ctx.values.get(tokenProcessIdKey);
-  return {
-    projectId: projectOf(ctx),
-    requestId: ctx.values.get(requestIdKey),
-    clientAddress: ctx.values.get(clientAddressKey),
-    userAgent: ctx.values.get(userAgentKey),
-    ...(processId ? { processId } : {}),
-    forward: forwardHeaders(ctx),
-  };
-}
 
 const fallbackMessage = (f: Fallback): MessageInitShape<typeof FallbackOperationErrorSchema> => ({
   initFallback: f.initFallback,

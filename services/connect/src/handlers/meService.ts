@@ -11,7 +11,7 @@ import {
   VerifyIdentifierFinishResponseSchema,
   VerifyIdentifierStartResponseSchema,
 } from '../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
-import { clientAddressKey, forwardHeaders, HEADERS, projectOf, requestIdKey, tokenSessionIdKey, tokenUserIdKey, userAgentKey } from '../../../runtime/context.js';
+import { tokenSessionIdKey, tokenUserIdKey } from '../../../runtime/context.js';
 import { deleteMyPasskey } from '../domain/me/deleteMyPasskey.js';
 import { finishIdentifierVerification } from '../domain/me/finishIdentifierVerification.js';
 import { finishMyAppend } from '../domain/me/finishMyAppend.js';
@@ -21,19 +21,10 @@ import type { MeCall, MeDeps } from '../domain/me/meDeps.js';
 import { startIdentifierVerification } from '../domain/me/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/me/startMyAppend.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';
+import { flowCall } from './flowCall.js';
 
 function meCall(ctx: HandlerContext): MeCall {
-  const clientAddress = ctx.values.get(clientAddressKey);
-  return {
-    projectId: projectOf(ctx),
-    requestId: ctx.values.get(requestIdKey),
-    clientAddress,
-    userAgent: ctx.values.get(userAgentKey),
-    userId: ctx.values.get(tokenUserIdKey),
-    sessionId: ctx.values.get(tokenSessionIdKey),
-    // The end user's address goes along, so the challenge service's per-address limits apply to them.
-    forward: { ...forwardHeaders(ctx), ...(clientAddress ? { [HEADERS.clientAddress]: clientAddress } : {}) },
-  };
+  return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };
 }
 
 export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {

@@ -13,7 +13,7 @@ import { authBackendClient } from './authClient.js';
 import { loginInitBlock, passkeyAppendedBlock, type Block } from './blocks.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend, offerLogin } from './offerPasskey.js';
-import { loginIdentifierOfUser } from './loginIdentifierOfUser.js';
+import { loginIdentifierOfUser } from '../flows/loginIdentifierOfUser.js';
 
 /** A newer description of the browser replaces the process's (the insights use it). */
 async function withClient(deps: AuthFlowDeps, process: AuthProcessRecord, info: FrontendClientInformation | undefined): Promise<AuthProcessRecord> {

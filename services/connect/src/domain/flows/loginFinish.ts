@@ -7,13 +7,12 @@
  */
 import type { PasskeyData } from '../../../../../gen/passkeyauth/common/v1/passkey_pb.js';
 import { failedPrecondition, permissionDenied } from '../../../../runtime/errors.js';
-import type { IdentifierRecord } from '../../store/identifiers.js';
 import { activeProcess } from './activeProcess.js';
 import { backendClient } from './backendClient.js';
 import { isNotFound } from './ceremonyErrors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
-import type { LoginIdentifier } from './loginIdentifier.js';
+import { loginIdentifierOfUser } from './loginIdentifierOfUser.js';
 import type { Fallback } from './loginStart.js';
 import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './passkeyOperation.js';
 
@@ -31,7 +30,6 @@ export interface FinishedLogin {
 }
 
 const GONE = { code: 'credential_deleted', message: 'the passkey used no longer exists; use the application login' };
-const TYPE_PREFERENCE = ['email', 'phone', 'username'];
 
 export async function loginFinish(deps: ConnectFlowDeps, call: FlowCall, input: LoginFinishInput): Promise<FinishedLogin> {
   const process = await activeProcess(deps, call, 'login');
@@ -67,7 +65,7 @@ export async function loginFinish(deps: ConnectFlowDeps, call: FlowCall, input: 
 
   const user = await deps.users.find(call.projectId, data.userId);
   if (!user) throw failedPrecondition('user_not_found', 'the passkey belongs to a user that no longer exists');
-  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await loginIdentifierOf(deps, call.projectId, user._id, data.username);
+  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await loginIdentifierOfUser(deps, call.projectId, user._id, data.username);
   const session = await issueSession(deps, call.projectId, { id: user._id, name: user.fullName ?? identifier?.value ?? '' });
   const operation = identifier ? passkeyOperation('verify', identifier, data) : undefined;
 
@@ -76,15 +74,3 @@ export async function loginFinish(deps: ConnectFlowDeps, call: FlowCall, input: 
   return { session, signedPasskeyData: signed, ...(operation ? { operation } : {}) };
 }
 
-/** The identifier a conditional-UI login names the user by: the passkey's user name if it is one of theirs, else the first email, phone or username. */
-async function loginIdentifierOf(deps: ConnectFlowDeps, projectId: string, userId: string, username: string): Promise<LoginIdentifier | undefined> {
-  const all = await deps.identifiers.listForUser(projectId, userId);
-  const pick = (r: IdentifierRecord): LoginIdentifier => ({ type: r.type, value: r.value });
-  const named = all.find((r) => r.value === username.trim().toLowerCase());
-  if (named) return pick(named);
-  for (const type of TYPE_PREFERENCE) {
-    const first = all.find((r) => r.type === type);
-    if (first) return pick(first);
-  }
-  return undefined;
-}

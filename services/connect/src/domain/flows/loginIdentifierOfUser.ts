@@ -1,11 +1,11 @@
 import type { IdentifierRecord } from '../../store/identifiers.js';
-import type { AuthFlowDeps } from './authDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
 
 const TYPE_PREFERENCE = ['email', 'phone', 'username'];
 
 /** The identifier a passkey login names the user by: the passkey's user name if it is one of theirs, else the first email, phone or username. */
 export async function loginIdentifierOfUser(
-  deps: Pick<AuthFlowDeps, 'identifiers'>,
+  deps: Pick<ConnectFlowDeps, 'identifiers'>,
   projectId: string,
   userId: string,
   username: string,

@@ -1,0 +1,16 @@
+/** The caller of a frontend flow RPC, as the gateway established it (shared by the flow handlers). */
+import type { HandlerContext } from '@connectrpc/connect';
+import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
+import type { FlowCall } from '../domain/flows/flowDeps.js';
+
+export function flowCall(ctx: HandlerContext): FlowCall {
+  const processId = ctx.values.get(tokenProcessIdKey);
+  return {
+    projectId: projectOf(ctx),
+    requestId: ctx.values.get(requestIdKey),
+    clientAddress: ctx.values.get(clientAddressKey),
+    userAgent: ctx.values.get(userAgentKey),
+    ...(processId ? { processId } : {}),
+    forward: forwardHeaders(ctx),
+  };
+}
