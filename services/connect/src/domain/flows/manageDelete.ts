@@ -4,7 +4,7 @@
  * credential ID. The token is consumed first and released if nothing was deleted (unknown
  * passkey), so one token deletes at most one passkey.
  */
-import { notFound, permissionDenied } from '../../../../runtime/errors.js';
+import { DomainError, notFound, permissionDenied } from '../../../../runtime/errors.js';
 import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../useConnectToken.js';
 import { activeProcess } from './activeProcess.js';
 import { isClientFailure } from './ceremonyErrors.js';
@@ -33,7 +33,7 @@ export async function manageDelete(deps: ConnectFlowDeps, call: FlowCall, input:
     }
     await deps.ceremony.deleteCredential({ userId: user._id, credentialId: passkeyId }, { headers: call.forward });
   } catch (err) {
-    if (isClientFailure(err) || (err as { kind?: string }).kind === 'not_found') await releaseConnectToken(deps, ref);
+    if (isClientFailure(err) || (err instanceof DomainError && err.kind === 'not_found')) await releaseConnectToken(deps, ref);
     throw err;
   }
 }
