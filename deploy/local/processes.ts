@@ -67,6 +67,21 @@ export function mailCatcherProcess(ports: MailCatcherPorts, mailDirectory: strin
   };
 }
 
+export const DEFAULT_DEMO_PORT = 3000;
+
+/**
+ * The demo app (deploy/local/demo): a relying party on http://localhost:<port> for the demo
+ * project in `projectFile`; `mailInboxUrl` is linked from its code steps.
+ */
+export function demoProcess(opts: { port: number; projectFile: string; mailInboxUrl?: string }): ProcessSpec {
+  return {
+    name: 'demo',
+    ...node('deploy/local/demo/main.ts'),
+    env: { DEMO_PORT: String(opts.port), DEMO_PROJECT_FILE: opts.projectFile, HOST: '127.0.0.1', ...(opts.mailInboxUrl ? { MAIL_INBOX_URL: opts.mailInboxUrl } : {}) },
+    ready: () => httpReady(`http://127.0.0.1:${opts.port}/healthz`),
+  };
+}
+
 /** Services first (connect, challenge, ceremony), then the gateway in front of them. */
 export function stackProcesses(env: StackEnv): ProcessSpec[] {
   const p = env.ports;

@@ -2,8 +2,9 @@
  * `npm start`: the whole local stack on one machine. Starts the embedded MongoDB-compatible
  * store (unless MONGODB_URI points at a real MongoDB), the maildev mail catcher (unless SMTP_URL
  * points at a real mail server), the three services and the gateway, waits
- * until all are ready, creates or reuses the demo project and writes its credentials to
- * .local/demo-project.json. Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
+ * until all are ready, creates or reuses the demo project, writes its credentials to
+ * .local/demo-project.json and starts the demo app on it (http://localhost:3000, DEMO_PORT).
+ * Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { authenticateBackend } from '../../services/connect/src/domain/authentic
 import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
-import { DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, mailCatcherProcess, stackProcesses } from './processes.js';
+import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
 const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'] };
@@ -34,6 +35,7 @@ const mongoPort = Number(process.env.EMBEDDED_MONGO_PORT ?? 27017);
 const masterKey = process.env.MASTER_KEY ?? localMasterKey();
 const frontendApiUrl = process.env.FRONTEND_API_URL ?? `http://localhost:${ports.frontend}`;
 const backendApiUrl = process.env.BACKEND_API_URL ?? `http://localhost:${ports.backend}`;
+const demoPort = Number(process.env.DEMO_PORT ?? DEFAULT_DEMO_PORT);
 const mailPorts = {
   smtp: Number(process.env.MAILDEV_SMTP_PORT ?? DEFAULT_MAIL_CATCHER_PORTS.smtp),
   web: Number(process.env.MAILDEV_WEB_PORT ?? DEFAULT_MAIL_CATCHER_PORTS.web),
@@ -52,18 +54,23 @@ try {
   }
   let smtpUrl = process.env.SMTP_URL;
   // Only the host: SMTP_URL may carry credentials.
+  let mailInboxUrl: string | undefined;
   let mailLine = `  Email          via ${smtpUrl && URL.canParse(smtpUrl) ? new URL(smtpUrl).host : 'SMTP_URL'} (SMTP_URL is set, so no local mail catcher)`;
   if (!smtpUrl) {
     // maildev creates only the last directory level itself.
     mkdirSync('.data', { recursive: true });
     await supervisor.start(mailCatcherProcess(mailPorts, '.data/maildev'));
     smtpUrl = `smtp://127.0.0.1:${mailPorts.smtp}`;
+    mailInboxUrl = `http://127.0.0.1:${mailPorts.web}`;
     mailLine = `  Mail inbox     http://127.0.0.1:${mailPorts.web}   (maildev catches every email the services send; SMTP ${smtpUrl}, mail in .data/maildev)`;
   }
   const emailFrom = process.env.EMAIL_FROM;
   for (const spec of stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom })) await supervisor.start(spec);
   const demo = await demoProject(mongodbUri);
   writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl }));
+  const demoUrl = `http://localhost:${demoPort}`;
+  const demoOriginNote = demo.origins.includes(demoUrl) ? '' : `   (not an origin of the demo project: passkeys fail there; use DEMO_PORT=3000)`;
   process.stdout.write(
     [
       '',
@@ -74,6 +81,9 @@ try {
       `  MongoDB        ${mongodbUri}${process.env.MONGODB_URI ? '' : '   (embedded store, data in .data/mongo)'}`,
       mailLine,
       `  Demo project   ${demo.projectID} (RP ID ${demo.rpID}, origin ${demo.origins.join(', ')}); credentials in ${DEMO_FILE}`,
+      `  Demo app       ${demoUrl}${demoOriginNote}   (sign-up/login, account, connect, backend API pages)`,
+      '',
+      `Open ${demoUrl} to try passkeys in your browser.`,
       '',
       `Try: curl -u ${demo.projectID}:$(node -p "require('./${DEMO_FILE}').apiSecret") -H 'content-type: application/json' \\`,
       `       -d '{"fullName":"Ada","status":"active"}' ${backendApiUrl}/v2/users`,

@@ -1,0 +1,39 @@
+/**
+ * Runs the demo app from the environment: DEMO_PORT (default 3000), DEMO_PROJECT_FILE (default
+ * .local/demo-project.json, written by `npm start`), MAIL_INBOX_URL (optional, the mail catcher),
+ * HOST (default 127.0.0.1). SIGINT/SIGTERM stop it.
+ */
+import { readFileSync } from 'node:fs';
+import type { DemoProject } from './backendApi.js';
+import { startDemo } from './server.js';
+
+const port = Number(process.env.DEMO_PORT ?? 3000);
+const projectFile = process.env.DEMO_PROJECT_FILE ?? '.local/demo-project.json';
+
+let project: DemoProject;
+try {
+  project = JSON.parse(readFileSync(projectFile, 'utf8')) as DemoProject;
+} catch (err) {
+  console.error(`demo: cannot read the demo project from ${projectFile} (${(err as Error).message}). Run \`npm start\`, which creates it, or set DEMO_PROJECT_FILE.`);
+  process.exit(1);
+}
+const problems: string[] = (['projectID', 'apiSecret', 'frontendApiUrl', 'backendApiUrl'] as const)
+  .filter((k) => typeof project[k] !== 'string' || !project[k])
+  .map((k) => `${k} is missing in ${projectFile}`);
+if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`DEMO_PORT must be a port number, got ${process.env.DEMO_PORT}`);
+if (problems.length > 0) {
+  console.error(`demo: cannot start:\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+
+const demo = await startDemo({ port, host: process.env.HOST, project, mailInboxUrl: process.env.MAIL_INBOX_URL || undefined, log: (line) => console.log(`demo: ${line}`) });
+console.log(`demo listening on ${demo.url} (project ${project.projectID})`);
+
+const stop = () => {
+  demo.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
