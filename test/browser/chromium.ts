@@ -4,7 +4,8 @@
  * itself. The authenticator is added before the page loads, so the SDK sees
  * isUserVerifyingPlatformAuthenticatorAvailable() === true when it describes the client.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import type { PageResult, SdkHelpers } from './page/connectPage.js';
 
@@ -38,9 +39,23 @@ export interface VirtualCredential {
   isResidentCredential: boolean;
   rpId?: string;
   userHandle?: string;
+  userName?: string;
   signCount: number;
   privateKey: string;
 }
+
+/** A credential with its ID also as base64url (the form WebAuthn options and the API use). */
+export type Credential = VirtualCredential & { credentialIdBase64url: string };
+
+/** A platform authenticator (ctap2, internal) with resident keys and user verification that answers every ceremony by itself. */
+export const PLATFORM_AUTHENTICATOR = {
+  protocol: 'ctap2',
+  transport: 'internal',
+  hasResidentKey: true,
+  hasUserVerification: true,
+  isUserVerified: true,
+  automaticPresenceSimulation: true,
+} as const;
 
 type Helper = keyof SdkHelpers;
 
@@ -54,27 +69,93 @@ export interface Exchange {
   responseBody: string;
 }
 
-export interface SdkPage {
+/** What a virtual authenticator reported on its own (WebAuthn.credentialAdded/Deleted/Asserted events). */
+export interface AuthenticatorEvent {
+  type: 'added' | 'deleted' | 'updated' | 'asserted';
+  authenticatorId: string;
+  /** base64url */
+  credentialId: string;
+}
+
+/** A browser tab with a CDP virtual authenticator, its log and its API traffic. */
+export interface BrowserPage {
   page: Page;
   cdp: CDPSession;
+  /** The authenticator added before the page loaded. */
   authenticatorId: string;
   /** Console errors, page errors and failed requests seen so far (for failure messages). */
   log: string[];
   /** The page's API calls (everything not served by the page's own origin), with both bodies. */
   exchanges: Exchange[];
+  /** Credentials the authenticators added, deleted (signalUnknownCredential), updated or used. */
+  authenticatorEvents: AuthenticatorEvent[];
+  /** The page's WebAuthn signal calls (with `recordSignals`). */
+  signals: WebAuthnSignal[];
   /** Waits until the bodies of the exchanges seen so far have been read. */
   flush(): Promise<void>;
-  /** Calls window.sdk[name](...args) in the page. */
-  call<T = any>(name: Exclude<Helper, 'environment'>, ...args: unknown[]): Promise<PageResult<T>>;
-  environment(): Promise<Awaited<ReturnType<SdkHelpers['environment']>>>;
-  /** The virtual authenticator's credentials, with credentialId also as base64url. */
-  credentials(): Promise<(VirtualCredential & { credentialIdBase64url: string })[]>;
-  removeCredentials(): Promise<void>;
+  /** An authenticator's credentials (default: the first one's), with credentialId also as base64url. */
+  credentials(authenticatorId?: string): Promise<Credential[]>;
+  removeCredentials(authenticatorId?: string): Promise<void>;
+  /** Removes one credential (ID in base64 or base64url). */
+  removeCredential(credentialId: string, authenticatorId?: string): Promise<void>;
+  /** Puts a credential (as credentials() returned it, private key included) into an authenticator. */
+  addCredential(credential: VirtualCredential, authenticatorId?: string): Promise<void>;
+  /** Adds another virtual authenticator (default: like the first) and returns its ID. */
+  addAuthenticator(options?: Partial<typeof PLATFORM_AUTHENTICATOR>): Promise<string>;
+  removeAuthenticator(authenticatorId: string): Promise<void>;
+  /** Turns the authenticator's automatic user presence on or off (off: it leaves requests unanswered). */
+  setPresence(enabled: boolean, authenticatorId?: string): Promise<void>;
+  /** Saves a full-page PNG (creating the directory) and returns the path. */
+  screenshot(path: string): Promise<string>;
   close(): Promise<void>;
 }
 
-/** Opens a tab, adds the virtual authenticator, then loads `url` and waits for the SDK. */
-export async function openSdkPage(browser: Browser, url: string): Promise<SdkPage> {
+export interface SdkPage extends BrowserPage {
+  /** Calls window.sdk[name](...args) in the page. */
+  call<T = any>(name: Exclude<Helper, 'environment'>, ...args: unknown[]): Promise<PageResult<T>>;
+  environment(): Promise<Awaited<ReturnType<SdkHelpers['environment']>>>;
+}
+
+export interface OpenPageOptions {
+  /** Waits until the loaded page is usable (default: the load event). */
+  ready?: (page: Page, log: string[]) => Promise<unknown>;
+  /** Records the page's PublicKeyCredential.signal*() calls in `signals` (they still reach the browser). */
+  recordSignals?: boolean;
+}
+
+/** A call of PublicKeyCredential.signalUnknownCredential, signalAllAcceptedCredentials or signalCurrentUserDetails. */
+export interface WebAuthnSignal {
+  name: 'signalUnknownCredential' | 'signalAllAcceptedCredentials' | 'signalCurrentUserDetails';
+  args: Record<string, unknown>;
+  /** The page that called it. */
+  url: string;
+}
+
+/** Wraps the WebAuthn signal methods in every document of the page so that each call is reported to `signals`. */
+async function recordWebAuthnSignals(page: Page, signals: WebAuthnSignal[]): Promise<void> {
+  await page.exposeBinding('__recordWebAuthnSignal', ({ frame }, name: WebAuthnSignal['name'], args: string) => {
+    signals.push({ name, args: JSON.parse(args) as Record<string, unknown>, url: frame.url() });
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { PublicKeyCredential?: Record<string, unknown>; __recordWebAuthnSignal(name: string, args: string): Promise<void> };
+    const pkc = w.PublicKeyCredential;
+    if (!pkc) return;
+    for (const name of ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails']) {
+      const original = pkc[name];
+      if (typeof original !== 'function') continue;
+      pkc[name] = function (this: unknown, args: unknown) {
+        void w.__recordWebAuthnSignal(name, JSON.stringify(args ?? null));
+        return (original as (a: unknown) => unknown).call(this, args);
+      };
+    }
+  });
+}
+
+/** Node's base64 decoder reads both alphabets, so this turns base64url into base64 too. */
+const toBase64 = (id: string) => Buffer.from(id, 'base64').toString('base64');
+
+/** Opens a tab in a new browser context, adds the virtual authenticator, then loads `url`. */
+export async function openPage(browser: Browser, url: string, options: OpenPageOptions = {}): Promise<BrowserPage> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const log: string[] = [];
@@ -102,15 +183,22 @@ export async function openSdkPage(browser: Browser, url: string): Promise<SdkPag
   });
 
   const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
+  const authenticatorEvents: AuthenticatorEvent[] = [];
+  const b64url = (id: string) => Buffer.from(id, 'base64').toString('base64url');
+  cdp.on('WebAuthn.credentialAdded', (e) => authenticatorEvents.push({ type: 'added', authenticatorId: e.authenticatorId, credentialId: b64url(e.credential.credentialId) }));
+  cdp.on('WebAuthn.credentialDeleted', (e) => authenticatorEvents.push({ type: 'deleted', authenticatorId: e.authenticatorId, credentialId: b64url(e.credentialId) }));
+  cdp.on('WebAuthn.credentialUpdated', (e) => authenticatorEvents.push({ type: 'updated', authenticatorId: e.authenticatorId, credentialId: b64url(e.credential.credentialId) }));
+  cdp.on('WebAuthn.credentialAsserted', (e) => authenticatorEvents.push({ type: 'asserted', authenticatorId: e.authenticatorId, credentialId: b64url(e.credential.credentialId) }));
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const addAuthenticator = async (opts: Partial<typeof PLATFORM_AUTHENTICATOR> = {}) =>
+    (await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { ...PLATFORM_AUTHENTICATOR, ...opts } })).authenticatorId;
+  const authenticatorId = await addAuthenticator();
+
+  const signals: WebAuthnSignal[] = [];
+  if (options.recordSignals) await recordWebAuthnSignals(page, signals);
 
   await page.goto(url);
-  await page.waitForFunction(() => window.sdkReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
-    throw new Error(`the SDK page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
-  });
+  if (options.ready) await options.ready(page, log);
 
   return {
     page,
@@ -118,23 +206,58 @@ export async function openSdkPage(browser: Browser, url: string): Promise<SdkPag
     authenticatorId,
     log,
     exchanges,
+    authenticatorEvents,
+    signals,
     async flush() {
       await Promise.all(pending.splice(0));
     },
-    call(name, ...args) {
-      return page.evaluate(([n, a]) => (window.sdk[n as Exclude<Helper, 'environment'>] as (...x: unknown[]) => Promise<PageResult>)(...(a as unknown[])), [name, args] as const) as Promise<PageResult<any>>;
+    async credentials(id = authenticatorId) {
+      const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId: id })) as { credentials: VirtualCredential[] };
+      return credentials.map((c) => ({ ...c, credentialIdBase64url: b64url(c.credentialId) }));
     },
-    environment: () => page.evaluate(() => window.sdk.environment()),
-    async credentials() {
-      const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: VirtualCredential[] };
-      return credentials.map((c) => ({ ...c, credentialIdBase64url: Buffer.from(c.credentialId, 'base64').toString('base64url') }));
+    async removeCredentials(id = authenticatorId) {
+      await cdp.send('WebAuthn.clearCredentials', { authenticatorId: id });
     },
-    async removeCredentials() {
-      await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+    async removeCredential(credentialId, id = authenticatorId) {
+      await cdp.send('WebAuthn.removeCredential', { authenticatorId: id, credentialId: toBase64(credentialId) });
+    },
+    async addCredential(credential, id = authenticatorId) {
+      const { credentialId, isResidentCredential, rpId, userHandle, userName, signCount, privateKey } = credential;
+      await cdp.send('WebAuthn.addCredential', { authenticatorId: id, credential: { credentialId, isResidentCredential, rpId, userHandle, userName, signCount, privateKey } });
+    },
+    addAuthenticator,
+    async removeAuthenticator(id) {
+      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: id });
+    },
+    async setPresence(enabled, id = authenticatorId) {
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: id, enabled });
+    },
+    async screenshot(path) {
+      mkdirSync(dirname(path), { recursive: true });
+      await page.screenshot({ path, fullPage: true });
+      return path;
     },
     async close() {
       await context.close();
     },
+  };
+}
+
+/** Opens the SDK test page (see sdkPage.ts) with its virtual authenticator and waits for the SDK. */
+export async function openSdkPage(browser: Browser, url: string): Promise<SdkPage> {
+  const base = await openPage(browser, url, {
+    ready: (page, log) =>
+      page.waitForFunction(() => window.sdkReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
+        throw new Error(`the SDK page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
+      }),
+  });
+  const { page } = base;
+  return {
+    ...base,
+    call(name, ...args) {
+      return page.evaluate(([n, a]) => (window.sdk[n as Exclude<Helper, 'environment'>] as (...x: unknown[]) => Promise<PageResult>)(...(a as unknown[])), [name, args] as const) as Promise<PageResult<any>>;
+    },
+    environment: () => page.evaluate(() => window.sdk.environment()),
   };
 }
 
@@ -147,6 +270,6 @@ export function formatExchanges(exchanges: Exchange[], max = 2000): string {
 }
 
 /** The page's log as a block for an assertion message. */
-export function pageLog(p: SdkPage | undefined): string {
+export function pageLog(p: BrowserPage | undefined): string {
   return p && p.log.length > 0 ? `\n--- page log ---\n${p.log.join('\n')}` : '';
 }
