@@ -93,6 +93,11 @@ describe('pages', () => {
       expect(res.headers.get('content-security-policy')).toContain(`connect-src 'self' ${new URL(project.frontendApiUrl).origin}`);
       const html = await res.text();
       for (const f of fragments) expect(html, `${path} has ${f}`).toContain(f);
+      // The shared header: every page in the navigation, this one marked as current, no marker left.
+      expect(html.match(/aria-current="page"/g), path).toHaveLength(1);
+      expect(html).toContain(`<a href="${path}" aria-current="page">`);
+      for (const other of Object.keys(pages)) expect(html).toContain(`<a href="${other}"`);
+      expect(html).not.toContain('<!-- demo-');
       // The page's configuration: public values only.
       const config = JSON.parse(/<script id="demo-config" type="application\/json">(.*?)<\/script>/.exec(html)![1]!);
       expect(config).toEqual({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: 'http://127.0.0.1:1080' });

@@ -41,7 +41,13 @@ export interface DemoServer {
   close(): Promise<void>;
 }
 
-const PAGES: Record<string, string> = { '/': 'index.html', '/account': 'account.html', '/connect': 'connect.html', '/backend': 'backend.html' };
+/** The pages by path, with their file and their name in the navigation, in navigation order. */
+const PAGES: { path: string; file: string; nav: string }[] = [
+  { path: '/', file: 'index.html', nav: 'Sign up &amp; log in' },
+  { path: '/account', file: 'account.html', nav: 'Account' },
+  { path: '/connect', file: 'connect.html', nav: 'Connect: password app' },
+  { path: '/backend', file: 'backend.html', nav: 'Backend API' },
+];
 const ENTRY_POINTS = ['login', 'account', 'connect', 'backend'];
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -151,16 +157,34 @@ async function loadAssets(): Promise<Map<string, Asset>> {
   return assets;
 }
 
-/** The HTML pages with the page configuration (public values only) in a JSON script element. */
+/**
+ * The HTML pages with the page configuration (public values only) in a JSON script element and the
+ * shared site header (skip link, navigation with the current page marked for screen readers).
+ */
 async function loadPages(config: { projectID: string; frontendApiUrl: string; mailInboxUrl: string }): Promise<Map<string, string>> {
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
   const tag = `<script id="demo-config" type="application/json">${json}</script>`;
   const pages = new Map<string, string>();
-  for (const [path, file] of Object.entries(PAGES)) {
+  for (const { path, file } of PAGES) {
     const html = await readFile(join(HERE, 'pages', file), 'utf8');
-    pages.set(path, html.replace('<!-- demo-config -->', tag));
+    pages.set(path, html.replace('<!-- demo-config -->', tag).replace('<!-- demo-header -->', siteHeader(path)));
   }
   return pages;
+}
+
+function siteHeader(current: string): string {
+  const links = PAGES.map(({ path, nav }) => `        <li><a href="${path}"${path === current ? ' aria-current="page"' : ''}>${nav}</a></li>`);
+  return [
+    '<a class="skip-link" href="#main">Skip to content</a>',
+    '  <header class="site">',
+    '    <a class="brand" href="/">Passkey demo</a>',
+    '    <nav aria-label="Demo pages">',
+    '      <ul>',
+    ...links,
+    '      </ul>',
+    '    </nav>',
+    '  </header>',
+  ].join('\n');
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, any>> {

@@ -229,17 +229,3 @@ export async function busy<T>(button: HTMLButtonElement, action: () => Promise<T
 export function formatTime(ms: number | undefined): string {
   return ms ? new Date(ms).toLocaleString() : '—';
 }
-
-/**
- * Marks the autofill field with data-autofill="waiting" while the page's conditional (autofill)
- * request runs, so tests know when the browser is waiting for the user. The mark is set a moment
- * after the request starts (simplewebauthn checks support before it calls the browser). Returns
- * the function that removes it.
- */
-export function markAutofillWaiting(input: HTMLElement): () => void {
-  const timer = window.setTimeout(() => (input.dataset.autofill = 'waiting'), 100);
-  return () => {
-    window.clearTimeout(timer);
-    delete input.dataset.autofill;
-  };
-}

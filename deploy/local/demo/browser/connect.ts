@@ -4,8 +4,9 @@
  * for them; the page runs append, login (typed or autofill) and manage against the frontend API
  * and hands the login's signedPasskeyData to the server, which verifies it and signs the user in.
  */
-import { browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService, WebAuthnError } from '@simplewebauthn/browser';
-import { busy, byId, clientInformation, demoApi, describeError, formatTime, frontendApi, isCancelled, markAutofillWaiting, messages, rememberClientEnv, sentence, show } from './common.js';
+import { startAuthentication, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { PasskeyAutofill } from './autofill.js';
+import { busy, byId, clientInformation, demoApi, describeError, formatTime, frontendApi, isCancelled, messages, rememberClientEnv, sentence, show } from './common.js';
 
 interface Fallback {
   initFallback: boolean;
@@ -66,7 +67,7 @@ async function connectToken(type: 'passkey-append' | 'passkey-list' | 'passkey-d
 }
 
 async function appendPasskey(): Promise<void> {
-  stopAutofill();
+  autofill.stop();
   ui.status('Preparing a new passkey…');
   const init = await frontendApi<{ processID: string; appendAllowed: boolean; newClientEnvHandle?: string }>('/v2/connect/append/init', {
     body: { clientInformation: await clientInformation(), flags: {}, situation: 'default' },
@@ -190,7 +191,7 @@ async function typedLogin(): Promise<void> {
     return;
   }
   // Chromium allows one WebAuthn request at a time: end the autofill one before the modal one.
-  stopAutofill();
+  autofill.stop();
   ui.status('Looking up your passkeys…');
   const init = await loginInit();
   if (!init.loginAllowed) return fallBack({ initFallback: true, error: { code: 'login_not_allowed', message: 'passkey login is not available in this browser' } });
@@ -210,55 +211,25 @@ async function typedLogin(): Promise<void> {
   await finishLogin(init.token, assertion, false);
 }
 
-/**
- * Passkey autofill on #connect-identifier, renewed before its challenge expires (5 minutes). Typed
- * login and append cancel it; it starts on page load and after signing out of the app,
- * never right after an autofill login (a passkey the browser offers automatically cannot loop).
- */
-let autofill: { timer: number } | null = null;
-let autofillGeneration = 0;
-
-async function startAutofill(): Promise<void> {
-  if (!(await browserSupportsWebAuthnAutofill())) return;
-  stopAutofill();
-  const generation = autofillGeneration;
-  const init = await loginInit();
-  if (!init.conditionalUIChallenge || generation !== autofillGeneration) return;
-  const current = (autofill = { timer: window.setTimeout(() => void startAutofill().catch(() => undefined), 4 * 60_000) });
-  let assertion;
-  const unmark = markAutofillWaiting(byId('connect-identifier'));
-  try {
-    assertion = await startAuthentication({ optionsJSON: JSON.parse(init.conditionalUIChallenge).publicKey, useBrowserAutofill: true });
-  } catch (err) {
-    if (autofill === current) forgetAutofill();
-    if (!isCancelled(err)) ui.error(err);
-    return;
-  } finally {
-    unmark();
-  }
-  if (autofill !== current) return;
-  forgetAutofill();
-  ui.clearError();
-  try {
-    await finishLogin(init.token, assertion, true);
-  } catch (err) {
-    ui.status('');
-    ui.error(err);
-  }
-}
-
-function forgetAutofill(): void {
-  if (!autofill) return;
-  window.clearTimeout(autofill.timer);
-  autofill = null;
-}
-
-function stopAutofill(): void {
-  autofillGeneration++;
-  if (!autofill) return;
-  forgetAutofill();
-  WebAuthnAbortService.cancelCeremony();
-}
+/** Passkey autofill on #connect-identifier, each request on its own login process (F5's conditionalUIChallenge). */
+const autofill = new PasskeyAutofill<string>({
+  field: byId('connect-identifier'),
+  async request() {
+    const init = await loginInit();
+    return init.conditionalUIChallenge ? { options: JSON.parse(init.conditionalUIChallenge).publicKey, context: init.token } : null;
+  },
+  async finish(response, process) {
+    ui.clearError();
+    try {
+      await finishLogin(process, response, true);
+    } catch (err) {
+      ui.status('');
+      ui.error(err);
+    }
+  },
+  onError: (err) => ui.error(err),
+});
+const startAutofill = () => autofill.start().catch((err) => ui.error(err));
 
 // --- Wiring ----------------------------------------------------------------------------------------
 
@@ -281,7 +252,7 @@ byId('pw-logout').addEventListener('click', () =>
     showAppUser(null);
     byId('connect-result').replaceChildren();
     ui.status('Signed out of the app.');
-    if (!autofill) void void startAutofill().catch((err) => ui.error(err));
+    if (!autofill.waiting) void startAutofill();
   }),
 );
 byId('connect-append').addEventListener('click', () => run(byId<HTMLButtonElement>('connect-append'), appendPasskey));
@@ -294,4 +265,4 @@ showAppUser(null);
 refreshAppUser()
   .then(() => ui.status(''))
   .catch((err) => ui.error(err));
-void startAutofill().catch((err) => ui.error(err));
+void startAutofill();

@@ -4,8 +4,9 @@
  * the user does. Passkey autofill (conditional UI) runs on its own process from page load, so
  * picking a passkey in the email field signs in without typing.
  */
-import { browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService } from '@simplewebauthn/browser';
-import { abortedByPage, busy, byId, clientInformation, config, describeError, frontendApi, isCancelled, markAutofillWaiting, messages, rememberClientEnv, sentence, show } from './common.js';
+import { startAuthentication, startRegistration, WebAuthnAbortService } from '@simplewebauthn/browser';
+import { PasskeyAutofill } from './autofill.js';
+import { abortedByPage, busy, byId, clientInformation, config, describeError, frontendApi, messages, rememberClientEnv, sentence, show } from './common.js';
 import { hasSession, saveSession } from './session.js';
 
 interface RequestError {
@@ -60,79 +61,39 @@ async function step(path: string, body: unknown = {}): Promise<Block> {
 
 // --- Passkey autofill (conditional UI) ---------------------------------------------------------
 
-/**
- * The autofill request's process. Its conditionalUIChallenge lives 5 minutes, so a request nobody
- * answered is renewed before. Log in and sign up cancel it; it starts again when the page is back
- * at the start (never right after a failed autofill login, so a passkey the browser offers
- * automatically cannot loop).
- */
-let autofill: { token: string; challenge: string; timer: number } | null = null;
-/** Bumped whenever autofill is stopped, so a start still waiting for its process gives up. */
-let autofillGeneration = 0;
-const AUTOFILL_RENEW_MS = 4 * 60_000;
-
-/** Starts passkey autofill on a new process; returns once it waits for the user (it does not block). */
-async function startAutofill(): Promise<void> {
-  if (!(await browserSupportsWebAuthnAutofill())) return;
-  stopAutofill();
-  const generation = autofillGeneration;
-  const { token, block } = await initProcess();
-  const challenge = block.data.conditionalUIChallenge as string | undefined;
-  // None when the browser reports no conditional mediation; stale when something else started meanwhile.
-  if (!challenge || generation !== autofillGeneration || flow) return;
-  const renew = () => void startAutofill().catch((err) => ui.error(err));
-  autofill = { token, challenge, timer: window.setTimeout(renew, AUTOFILL_RENEW_MS) };
-  void waitForAutofill(autofill, block);
-}
-
-async function waitForAutofill(current: NonNullable<typeof autofill>, block: Block): Promise<void> {
-  let response;
-  const unmark = markAutofillWaiting(identifierInput);
-  try {
-    response = await startAuthentication({ optionsJSON: JSON.parse(current.challenge).publicKey, useBrowserAutofill: true });
-  } catch (err) {
-    // Cancelled: an explicit passkey prompt replaced it, or it was renewed.
-    if (autofill === current) forgetAutofill();
-    if (!isCancelled(err)) ui.error(err);
-    return;
-  } finally {
-    unmark();
-  }
-  if (autofill !== current) return;
-  forgetAutofill();
-  ui.clearError();
-  ui.status('Signing you in with your passkey…');
-  flow = { token: current.token, block };
-  try {
-    const next = await step('/v2/auth/passkey/mediation/finish', { signedChallenge: JSON.stringify(response) });
-    if (next.block === 'login-init' && next.error?.code === 'credential_deleted') {
-      // Tell the browser to forget the passkey the server no longer has (where supported).
-      const rpId = JSON.parse(current.challenge).publicKey.rpId as string;
-      await (PublicKeyCredential as any).signalUnknownCredential?.({ rpId, credentialId: response.id })?.catch(() => undefined);
-      throw new Error('that passkey no longer exists on the server (it was deleted)');
+/** Autofill on the email field, each request on its own process (process/init answers the conditionalUIChallenge). */
+const autofill = new PasskeyAutofill<{ token: string; block: Block; rpId: string }>({
+  field: identifierInput,
+  async request() {
+    const { token, block } = await initProcess();
+    const challenge = block.data.conditionalUIChallenge as string | undefined;
+    // None when the browser reports no conditional mediation; moot when the user started a flow meanwhile.
+    if (!challenge || flow) return null;
+    const options = JSON.parse(challenge).publicKey;
+    return { options, context: { token, block, rpId: options.rpId as string } };
+  },
+  async finish(response, { token, block, rpId }) {
+    ui.clearError();
+    ui.status('Signing you in with your passkey…');
+    flow = { token, block };
+    try {
+      const next = await step('/v2/auth/passkey/mediation/finish', { signedChallenge: JSON.stringify(response) });
+      if (next.block === 'login-init' && next.error?.code === 'credential_deleted') {
+        // Tell the browser to forget the passkey the server no longer has (where supported).
+        await (PublicKeyCredential as any).signalUnknownCredential?.({ rpId, credentialId: response.id })?.catch(() => undefined);
+        throw new Error('that passkey no longer exists on the server (it was deleted)');
+      }
+      await showBlock(next);
+    } catch (err) {
+      flow = null;
+      showView('start');
+      ui.status('');
+      ui.error(`${describeError(err)} You can type your email address and log in.`);
     }
-    await showBlock(next);
-  } catch (err) {
-    flow = null;
-    showView('start');
-    ui.status('');
-    ui.error(`${describeError(err)} You can type your email address and log in.`);
-  }
-}
-
-function forgetAutofill(): void {
-  if (!autofill) return;
-  window.clearTimeout(autofill.timer);
-  autofill = null;
-}
-
-/** Cancels a waiting autofill request (and any other WebAuthn prompt of the page). */
-function stopAutofill(): void {
-  autofillGeneration++;
-  if (!autofill) return;
-  forgetAutofill();
-  WebAuthnAbortService.cancelCeremony();
-}
+  },
+  onError: (err) => ui.error(err),
+});
+const startAutofill = () => autofill.start().catch((err) => ui.error(err));
 
 // --- Showing blocks ----------------------------------------------------------------------------
 
@@ -159,7 +120,7 @@ async function showBlock(block: Block, opts: { auto?: boolean } = {}): Promise<v
       ui.status('');
       if (problems.length > 0) ui.error(problems.join(' '));
       flow = null;
-      if (!autofill) void startAutofill().catch((err) => ui.error(err));
+      if (!autofill.waiting) void startAutofill();
       return;
     }
     case 'passkey-append':
@@ -278,7 +239,7 @@ async function sendCode(block: Block): Promise<void> {
 }
 
 async function startOver(): Promise<void> {
-  stopAutofill();
+  autofill.stop();
   WebAuthnAbortService.cancelCeremony();
   flow = null;
   showView('start');
@@ -308,7 +269,7 @@ byId('login-form').addEventListener(
       return;
     }
     // Chromium allows one WebAuthn request at a time: end the autofill one before the modal one.
-    stopAutofill();
+    autofill.stop();
     ui.status('Looking up your account…');
     flow = await initProcess();
     await showBlock(await step('/v2/auth/login/init', { identifierValue: identifier, isPhone: false }), { auto: true });
@@ -325,7 +286,7 @@ byId('signup-form').addEventListener(
       byId('signup-email').focus();
       return;
     }
-    stopAutofill();
+    autofill.stop();
     ui.status('Creating your account…');
     flow = await initProcess();
     const block = await step('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: email }], ...(fullName ? { fullName } : {}) });
@@ -392,4 +353,4 @@ byId('start-over').addEventListener(
 // Page load: the start view, with passkey autofill on the email field.
 showView('start');
 ui.status(hasSession() ? 'You are already signed in; your account page is under “Account”.' : '');
-startAutofill().catch((err) => ui.error(err));
+void startAutofill();
