@@ -13,6 +13,10 @@ export const ALLOWED_HEADERS = [
   'x-corbado-sdk',
   'x-corbado-client-timezone',
   'x-corbado-flags',
+  // The web SDK's SessionService (@corbado/web-core) sends these on its /v2/me* calls.
+  'cache-control',
+  'pragma',
+  'expires',
 ];
 
 export function corsHeaders(origin: string): Record<string, string> {

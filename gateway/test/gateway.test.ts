@@ -467,6 +467,17 @@ describe('CORS on the frontend listener', () => {
     expect(r.text).toBe('');
   });
 
+  it('allows the request headers of the web SDK’s SessionService on /v2/me (cache-control, pragma, expires)', async () => {
+    // @corbado/web-core 3.5.0 SessionService: GET /v2/me, /v2/me/passkeys, POST /v2/me/refresh, /v2/me/logout.
+    const sessionServiceHeaders = ['authorization', 'cache-control', 'content-type', 'expires', 'pragma', 'x-corbado-client-timezone', 'x-corbado-flags', 'x-corbado-sdk'];
+    const r = await call('frontend', 'OPTIONS', '/v2/me', {
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': sessionServiceHeaders.join(',') },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(r.headers['access-control-allow-headers']?.split(', ')).toEqual(expect.arrayContaining(sessionServiceHeaders));
+  });
+
   it('refuses a preflight from an origin no project allows (403, no CORS headers)', async () => {
     const r = await call('frontend', 'OPTIONS', '/v2/session-config', { headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' } });
     expectErrorRsp(r, 403, 'cors_origin_not_allowed');

@@ -1,5 +1,6 @@
 /**
- * Serves the web SDK test page: bundles page/connectPage.ts (with the published @corbado/web-core)
+ * Serves the web SDK test page: bundles a page script (default page/connectPage.ts; also
+ * page/corbadoAppPage.ts) with the published @corbado/web-core
  * for the browser with esbuild, in process, and serves index.html plus the bundle from a node:http
  * server on 127.0.0.1 (port 0). Open it as http://localhost:<port>/ so that the page is a secure
  * context and its WebAuthn RP ID is `localhost`; http://127.0.0.1:<port>/ is the same page under a
@@ -13,15 +14,19 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-export const INDEX_HTML = `<!doctype html>
+/** page/<entry>.ts is served as /<entry>.js. */
+const scriptName = (entry: string) => entry.replace(/\.ts$/, '.js');
+
+/** The test page for a page script (an entry of page/, served as /<name>.js). */
+export const indexHtml = (entry = 'connectPage.ts') => `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>web-core ConnectService test page</title></head>
+<head><meta charset="utf-8"><title>web-core test page (${entry})</title></head>
 <body>
   <form onsubmit="return false">
     <label for="username">Email</label>
     <input id="username" name="username" type="text" autocomplete="username webauthn">
   </form>
-  <script src="/connectPage.js"></script>
+  <script src="/${scriptName(entry)}"></script>
 </body>
 </html>
 `;
@@ -35,10 +40,10 @@ export interface SdkPageServer {
   close(): Promise<void>;
 }
 
-/** Bundles the page script (an IIFE, not minified, with an inline source map). */
-export async function bundlePageScript(): Promise<string> {
+/** Bundles a page script of page/ (an IIFE, not minified, with an inline source map). */
+export async function bundlePageScript(entry = 'connectPage.ts'): Promise<string> {
   const result = await build({
-    entryPoints: [join(HERE, 'page', 'connectPage.ts')],
+    entryPoints: [join(HERE, 'page', entry)],
     bundle: true,
     platform: 'browser',
     format: 'iife',
@@ -53,15 +58,17 @@ export async function bundlePageScript(): Promise<string> {
   return out.text;
 }
 
-export async function startSdkPage(): Promise<SdkPageServer> {
-  const script = await bundlePageScript();
+/** Serves the page with the script `entry` (a file of page/, default connectPage.ts). */
+export async function startSdkPage(entry = 'connectPage.ts'): Promise<SdkPageServer> {
+  const script = await bundlePageScript(entry);
+  const html = indexHtml(entry);
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://page.invalid').pathname;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();
     } else if (path === '/' || path === '/index.html') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(INDEX_HTML);
-    } else if (path === '/connectPage.js') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+    } else if (path === `/${scriptName(entry)}`) {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(script);
     } else if (path === '/favicon.ico') {
       res.writeHead(204).end();
