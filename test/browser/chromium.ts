@@ -269,6 +269,18 @@ export function formatExchanges(exchanges: Exchange[], max = 2000): string {
     .join('\n');
 }
 
+/** Where the browser tests put their screenshots (git ignores it). */
+export const ARTIFACTS_DIR = 'test-artifacts/browser';
+
+/**
+ * Saves `<prefix>-FAILED-<test name>.png` of the page under ARTIFACTS_DIR after a failed test and
+ * returns the path, or why there is none (the page may be closed by then).
+ */
+export async function failureScreenshot(p: BrowserPage, prefix: string, testName: string): Promise<string> {
+  const slug = testName.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 60);
+  return p.screenshot(`${ARTIFACTS_DIR}/${prefix}-FAILED-${slug}.png`).catch((err: Error) => `(no screenshot: ${err.message})`);
+}
+
 /** The page's log as a block for an assertion message. */
 export function pageLog(p: BrowserPage | undefined): string {
   return p && p.log.length > 0 ? `\n--- page log ---\n${p.log.join('\n')}` : '';

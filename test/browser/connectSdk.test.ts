@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basic, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
-import { chromiumMissing, chromiumRequired, formatExchanges, launchChromium, openSdkPage, pageLog, type Exchange, type SdkPage } from './chromium.js';
+import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openSdkPage, pageLog, type Exchange, type SdkPage } from './chromium.js';
 import type { PageResult } from './page/connectPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
 import { checkShape, CONNECT_RESPONSE_TYPES, loadSdkTypes } from './sdkTypes.js';
@@ -133,6 +133,7 @@ describe.skipIf(skip)('@corbado/web-core ConnectService in Chromium against the 
   afterEach(async (ctx) => {
     await current?.flush();
     if (ctx.task.result?.state === 'fail' && current) {
+      console.error(`[test/browser] "${ctx.task.name}" failed; screenshot ${await failureScreenshot(current, 'connect-sdk', ctx.task.name)}`);
       if (current.log.length > 0) console.error(`[test/browser] page log for "${ctx.task.name}":\n${current.log.join('\n')}`);
       if (current.exchanges.length > 0 && process.env.BROWSER_TEST_TRAFFIC !== '0') {
         console.error(`[test/browser] API exchanges of "${ctx.task.name}":\n${formatExchanges(current.exchanges)}`);

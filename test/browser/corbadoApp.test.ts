@@ -47,7 +47,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
-import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, formatExchanges, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
+import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 import type { AppHelpers, AppResult } from './page/corbadoAppPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
@@ -290,6 +290,7 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
     if (!app) return;
     await app.flush();
     if (ctx.task.result?.state === 'fail') {
+      console.error(`[test/browser] "${ctx.task.name}" failed; screenshot ${await failureScreenshot(app, 'corbado-app', ctx.task.name)}`);
       if (app.log.length > 0) console.error(`[test/browser] page log for "${ctx.task.name}":\n${app.log.join('\n')}`);
       if (app.exchanges.length > 0) console.error(`[test/browser] API exchanges of "${ctx.task.name}":\n${formatExchanges(app.exchanges)}`);
     }

@@ -28,15 +28,14 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basic, freePort, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
-import { chromiumMissing, chromiumRequired, formatExchanges, launchChromium, openPage, pageLog, type BrowserPage, type Credential } from './chromium.js';
+import { ARTIFACTS_DIR, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, pageLog, type BrowserPage, type Credential } from './chromium.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
 if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYAUTH_REQUIRE_CHROMIUM=1 to make this a failure.`);
 
-const ARTIFACTS = 'test-artifacts/browser';
-mkdirSync(ARTIFACTS, { recursive: true });
+mkdirSync(ARTIFACTS_DIR, { recursive: true });
 const SCREENSHOTS = process.env.BROWSER_SCREENSHOTS !== '0';
 const ALICE = { email: 'alice@example.com', name: 'Alice Example' };
 const BOB = { email: 'bob@example.com', name: 'Bob Builder' };
@@ -72,7 +71,7 @@ const alice = {
 /** Saves the numbered screenshot of a step of the happy path. */
 async function shot(p: BrowserPage, name: string) {
   step++;
-  if (SCREENSHOTS) await p.screenshot(join(ARTIFACTS, `demo-${String(step).padStart(2, '0')}-${name}.png`));
+  if (SCREENSHOTS) await p.screenshot(join(ARTIFACTS_DIR, `demo-${String(step).padStart(2, '0')}-${name}.png`));
 }
 
 const pathOf = (p: BrowserPage) => new URL(p.page.url()).pathname;
@@ -179,7 +178,7 @@ async function openDemo(path: string, readySelector: string): Promise<BrowserPag
 
 describe.skipIf(skip)('demo app in Chromium', () => {
   beforeAll(async () => {
-    for (const f of readdirSync(ARTIFACTS, { withFileTypes: true }).filter((e) => e.isFile() && e.name.startsWith('demo-'))) rmSync(join(ARTIFACTS, f.name));
+    for (const f of readdirSync(ARTIFACTS_DIR, { withFileTypes: true }).filter((e) => e.isFile() && e.name.startsWith('demo-'))) rmSync(join(ARTIFACTS_DIR, f.name));
     const { startDemo } = await import('../../deploy/local/demo/server.js');
     browser = await launchChromium();
     mail = await startMailCatcher();
@@ -203,8 +202,7 @@ describe.skipIf(skip)('demo app in Chromium', () => {
 
   afterEach(async (ctx) => {
     if (current && ctx.task.result?.state === 'fail') {
-      const slug = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 60);
-      const file = await current.screenshot(join(ARTIFACTS, `demo-FAILED-${slug}.png`)).catch((err: Error) => `(no screenshot: ${err.message})`);
+      const file = await failureScreenshot(current, 'demo', ctx.task.name);
       await current.flush().catch(() => undefined);
       console.error(
         `[test/browser] "${ctx.task.name}" failed; screenshot ${file}\n${await describePage(current).catch(() => '')}\n--- API exchanges ---\n${formatExchanges(current.exchanges, 600)}`,
