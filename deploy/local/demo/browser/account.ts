@@ -4,7 +4,8 @@
  * verification (F11), logout, and the demo server's own check of the session token.
  */
 import { startRegistration } from '@simplewebauthn/browser';
-import { ApiError, busy, byId, clientInformation, config, demoApi, describeError, formatTime, messages, rememberClientEnv, show } from './common.js';
+import { ApiError, busy, byId, clientInformation, config, demoApi, describeError, messages, rememberClientEnv, show } from './common.js';
+import { el, passkeyItem, type Passkey } from './passkeyItem.js';
 import { clearSession, hasSession, meApi, refreshSession, secondsLeft, sessionToken } from './session.js';
 
 interface Identifier {
@@ -14,30 +15,12 @@ interface Identifier {
   status: string;
 }
 
-interface Passkey {
-  id: string;
-  backupState: boolean;
-  createdMs: number;
-  lastUsedMs: number;
-  aaguidDetails?: { name: string; iconLight: string };
-}
-
 const ui = messages('status', 'error');
 
 const APPEND_REFUSED: Record<string, string> = {
   passkey_already_exists: 'This device already has a passkey for your account, so no second one is created here. Sign in with the one you have.',
   passkeys_not_supported: 'This browser or device cannot create a passkey (no platform authenticator was found).',
 };
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-}
-
-function time(ms: number): HTMLTimeElement {
-  return el('time', { dateTime: ms ? new Date(ms).toISOString() : '' }, formatTime(ms));
-}
 
 /** The session is over (logged out elsewhere, refresh token reused or expired): back to signed out. */
 function sessionOver(err: unknown): boolean {
@@ -135,29 +118,7 @@ async function loadPasskeys(): Promise<void> {
 function renderPasskeys(passkeys: Passkey[]): void {
   show(byId('no-passkeys'), passkeys.length === 0);
   byId('passkeys').replaceChildren(
-    ...passkeys.map((p) => {
-      const name = p.aaguidDetails?.name || 'Passkey';
-      const li = el('li', { className: 'passkey' });
-      li.dataset.id = p.id;
-      const icon = el('img', { src: p.aaguidDetails?.iconLight ?? '', alt: '', width: 28, height: 28 });
-      const sync = el('span', { className: `passkey-sync badge ${p.backupState ? 'synced' : 'device-bound'}` }, p.backupState ? 'synced' : 'device-bound');
-      sync.title = p.backupState ? 'Backed up and synced by its password manager' : 'Kept on one device only';
-      const del = el('button', { type: 'button', className: 'passkey-delete secondary' }, 'Delete');
-      del.setAttribute('aria-label', `Delete passkey ${name}, created ${formatTime(p.createdMs)}`);
-      del.addEventListener('click', () => run(del, () => deletePasskey(p.id, name)));
-      li.append(
-        el(
-          'div',
-          { className: 'passkey-info' },
-          el('span', { className: 'passkey-name' }, icon, name),
-          el('span', { className: 'passkey-created' }, 'Created ', time(p.createdMs)),
-          el('span', { className: 'passkey-last-used' }, 'Last used ', time(p.lastUsedMs)),
-          sync,
-        ),
-        del,
-      );
-      return li;
-    }),
+    ...passkeys.map((p) => passkeyItem(p, { itemClass: 'passkey', deleteClass: 'passkey-delete', onDelete: (button, id, name) => run(button, () => deletePasskey(id, name)) })),
   );
 }
 

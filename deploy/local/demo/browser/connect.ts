@@ -6,20 +6,13 @@
  */
 import { startAuthentication, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
 import { PasskeyAutofill } from './autofill.js';
-import { busy, byId, clientInformation, demoApi, describeError, formatTime, frontendApi, isCancelled, messages, rememberClientEnv, sentence, show } from './common.js';
+import { passkeyItem, type Passkey } from './passkeyItem.js';
+import { busy, byId, clientInformation, demoApi, describeError, frontendApi, isCancelled, messages, rememberClientEnv, sentence, show } from './common.js';
 
 interface Fallback {
   initFallback: boolean;
   identifier?: string;
   error?: { code: string; message: string };
-}
-
-interface ConnectPasskey {
-  id: string;
-  backupState: boolean;
-  createdMs: number;
-  lastUsedMs: number;
-  aaguidDetails?: { name: string; iconLight: string };
 }
 
 const ui = messages('connect-status', 'connect-error');
@@ -112,31 +105,13 @@ async function manageProcess(): Promise<string> {
 async function listPasskeys(): Promise<void> {
   if (!appUser) return;
   const process = await manageProcess();
-  const { passkeys } = await frontendApi<{ passkeys: ConnectPasskey[] }>('/v2/connect/manage/list', { process, body: { connectToken: await connectToken('passkey-list') } });
+  const { passkeys } = await frontendApi<{ passkeys: Passkey[] }>('/v2/connect/manage/list', { process, body: { connectToken: await connectToken('passkey-list') } });
   byId('connect-passkeys-hint').textContent = passkeys.length === 0 ? `${appUser} has no passkeys yet.` : '';
-  byId('connect-passkeys').replaceChildren(...passkeys.map(passkeyItem));
+  byId('connect-passkeys').replaceChildren(...passkeys.map(connectPasskeyItem));
 }
 
-function passkeyItem(p: ConnectPasskey): HTMLLIElement {
-  const name = p.aaguidDetails?.name || 'Passkey';
-  const li = document.createElement('li');
-  li.className = 'connect-passkey';
-  li.dataset.id = p.id;
-  const info = document.createElement('div');
-  info.className = 'passkey-info';
-  const title = document.createElement('span');
-  title.className = 'passkey-name';
-  const icon = Object.assign(document.createElement('img'), { src: p.aaguidDetails?.iconLight ?? '', alt: '', width: 28, height: 28 });
-  title.append(icon, name);
-  const created = Object.assign(document.createElement('span'), { className: 'passkey-created', textContent: `Created ${formatTime(p.createdMs)}` });
-  const used = Object.assign(document.createElement('span'), { className: 'passkey-last-used', textContent: `Last used ${formatTime(p.lastUsedMs)}` });
-  const sync = Object.assign(document.createElement('span'), { className: 'passkey-sync badge', textContent: p.backupState ? 'synced' : 'device-bound' });
-  info.append(title, created, used, sync);
-  const del = Object.assign(document.createElement('button'), { type: 'button', className: 'connect-delete secondary', textContent: 'Delete' });
-  del.setAttribute('aria-label', `Delete passkey ${name}, created ${formatTime(p.createdMs)}`);
-  del.addEventListener('click', () => run(del, () => deletePasskey(p.id, name)));
-  li.append(info, del);
-  return li;
+function connectPasskeyItem(p: Passkey): HTMLLIElement {
+  return passkeyItem(p, { itemClass: 'connect-passkey', deleteClass: 'connect-delete', onDelete: (button, id, name) => run(button, () => deletePasskey(id, name)) });
 }
 
 async function deletePasskey(id: string, name: string): Promise<void> {
