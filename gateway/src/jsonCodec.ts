@@ -5,24 +5,33 @@
  */
 import { fromJson, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ScalarType } from '@bufbuild/protobuf';
+import { FREE_FORM_LIMITS, measureFreeForm } from './measureFreeForm.js';
 
 export interface TypeProblem {
   field: string;
   message: string;
 }
 
+/** The messages of measureFreeForm and of the depth bound: problems of size, not of type. */
+const BOUND_PROBLEM = /^(must be at most|must hold at most|nests deeper)/;
+
 /** Thrown when a request's JSON does not fit the message; carries every problem found. */
 export class JsonShapeError extends Error {
+  /** One line for errorRsp's details: what kind of problems these are. */
+  readonly summary: string;
+
   constructor(readonly problems: TypeProblem[]) {
     super(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
+    this.summary = problems.every((p) => BOUND_PROBLEM.test(p.message)) ? 'the request has fields over their size limits' : 'the request has fields of the wrong type';
   }
 }
 
 const STRUCT = 'google.protobuf.Struct';
 const VALUE = 'google.protobuf.Value';
 const LIST_VALUE = 'google.protobuf.ListValue';
-/** Free-form objects nest at most this deep, so a hostile body cannot recurse the gateway to death. */
-const MAX_DEPTH = 32;
+const FREE_FORM = new Set([STRUCT, VALUE, LIST_VALUE]);
+/** Messages nest at most this deep, so a hostile body cannot recurse the gateway to death. */
+const MAX_DEPTH = FREE_FORM_LIMITS.maxDepth;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -99,24 +108,16 @@ function checkField(field: DescField, value: unknown, path: string, problems: Ty
 
 function checkMessageValue(desc: DescMessage, value: unknown, path: string, problems: TypeProblem[], depth: number): void {
   if (depth > MAX_DEPTH) return void problems.push({ field: path, message: `nests deeper than ${MAX_DEPTH} levels` });
-  if (desc.typeName === STRUCT) {
-    if (!isObject(value)) problems.push({ field: path, message: 'must be an object' });
-    else if (jsonDepth(value) > MAX_DEPTH) problems.push({ field: path, message: `nests deeper than ${MAX_DEPTH} levels` });
+  if (FREE_FORM.has(desc.typeName)) {
+    if (desc.typeName === STRUCT && !isObject(value)) return void problems.push({ field: path, message: 'must be an object' });
+    if (desc.typeName === LIST_VALUE && !Array.isArray(value)) return void problems.push({ field: path, message: 'must be an array' });
+    // Bounded here, before fromJson converts it: conversion costs time per element.
+    const outOfBounds = measureFreeForm(value);
+    if (outOfBounds) problems.push({ field: path, message: outOfBounds });
     return;
   }
-  if (desc.typeName === LIST_VALUE) {
-    if (!Array.isArray(value)) problems.push({ field: path, message: 'must be an array' });
-    return;
-  }
-  if (desc.typeName === VALUE) return;
   if (!isObject(value)) return void problems.push({ field: path, message: 'must be an object' });
   checkMessage(desc, value, path, problems, depth);
-}
-
-function jsonDepth(v: unknown): number {
-  if (Array.isArray(v)) return 1 + Math.max(0, ...v.map(jsonDepth));
-  if (isObject(v)) return 1 + Math.max(0, ...Object.values(v).map(jsonDepth));
-  return 0;
 }
 
 const INT32_TYPES = new Set([ScalarType.INT32, ScalarType.SINT32, ScalarType.SFIXED32]);

@@ -153,7 +153,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
       err instanceof HttpError
         ? err
         : err instanceof JsonShapeError
-          ? new HttpError(400, { type: 'validation_error', details: 'the request has fields of the wrong type', validation: err.problems })
+          ? new HttpError(400, { type: 'validation_error', details: err.summary, validation: err.problems })
           : fromConnectError(err);
     status = httpError.status;
     if (status >= 500) deps.logger.error({ requestId, err }, 'request failed');
