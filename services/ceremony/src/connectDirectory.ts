@@ -7,7 +7,8 @@ import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_serv
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
 import { DomainError, notFound } from '../../runtime/errors.js';
-import type { PasskeyDataSigner, ProjectDirectory, ProjectInfo, UserDirectory } from './domain/deps.js';
+import { createTtlCache } from '../../runtime/ttlCache.js';
+import type { PasskeyDataSigner, ProjectDirectory, ProjectInfo, UserDirectory, UserInfo } from './domain/deps.js';
 import type { UserVerificationPolicy } from './store/sessions.js';
 
 const TIMEOUT_MS = 5000;
@@ -31,14 +32,11 @@ export interface ProjectCacheOptions {
 }
 
 export function rpcProjectDirectory(projects: Client<typeof ProjectService>, opts: ProjectCacheOptions = {}): ProjectDirectory {
-  const ttlMs = opts.ttlMs ?? 30_000;
-  const maxEntries = opts.maxEntries ?? 1000;
-  const now = opts.now ?? Date.now;
-  const cache = new Map<string, { info: ProjectInfo; expires: number }>();
+  const cache = createTtlCache<ProjectInfo>({ ttlMs: opts.ttlMs ?? 30_000, maxEntries: opts.maxEntries ?? 1000, now: opts.now });
   return {
     async get(projectId) {
       const hit = cache.get(projectId);
-      if (hit && hit.expires > now()) return hit.info;
+      if (hit) return hit;
       let res;
       try {
         res = await projects.getProjectPublicInfo({ projectId }, callOptions(projectId));
@@ -55,29 +53,55 @@ export function rpcProjectDirectory(projects: Client<typeof ProjectService>, opt
         userVerification: (POLICIES.includes(res.userVerification) ? res.userVerification : 'required') as UserVerificationPolicy,
         frontendApiUrl: res.frontendApiUrl,
       };
-      cache.delete(projectId);
-      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-      cache.set(projectId, { info, expires: now() + ttlMs });
+      cache.set(projectId, info);
       return info;
     },
   };
 }
 
-export function rpcUserDirectory(users: Client<typeof UserService>): UserDirectory {
+/** How long a found user is remembered by default; see UserCacheOptions.ttlMs. */
+export const USER_CACHE_TTL_MS = 60_000;
+
+export interface UserCacheOptions {
+  /**
+   * How long a user found in the connect service is taken as existing, with its name (default
+   * 60 s). The connect service deletes a user's passkeys here before it deletes the user, which
+   * forgets the entry at once (forget); the TTL bounds what other replicas still believe.
+   */
+  ttlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/**
+ * Users live in the connect service. A ceremony needs to know the user exists (and its name for
+ * a registration); asking on every login was one of three RPCs per login, so users found are
+ * cached (not users missing: one may be created the next moment).
+ */
+export function rpcUserDirectory(users: Client<typeof UserService>, opts: UserCacheOptions = {}): UserDirectory {
+  const cache = createTtlCache<UserInfo>({ ttlMs: opts.ttlMs ?? USER_CACHE_TTL_MS, maxEntries: opts.maxEntries ?? 100_000, now: opts.now });
+  const keyOf = (projectId: string, userId: string) => `${projectId}/${userId}`;
   return {
     async find(projectId, userId) {
+      const hit = cache.get(keyOf(projectId, userId));
+      if (hit) return hit;
       try {
         const { user } = await users.getUser({ userId }, callOptions(projectId));
         if (!user) return null;
-        return {
+        const info: UserInfo = {
           userId: user.userId,
           ...(user.fullName ? { fullName: user.fullName } : {}),
           ...(user.explicitWebauthnId ? { explicitWebauthnId: user.explicitWebauthnId } : {}),
         };
+        cache.set(keyOf(projectId, userId), info);
+        return info;
       } catch (err) {
         if (ConnectError.from(err).code === Code.NotFound) return null;
         throw unavailable('user directory', err);
       }
+    },
+    forget(projectId, userId) {
+      cache.forget(keyOf(projectId, userId));
     },
   };
 }

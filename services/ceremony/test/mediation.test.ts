@@ -2,6 +2,7 @@
 import { Code } from '@connectrpc/connect';
 import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { USER_CACHE_TTL_MS } from '../src/connectDirectory.js';
 import { registered } from './flows.js';
 import { SoftAuthenticator, type SoftCredential } from './softAuthenticator.js';
 import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
@@ -96,12 +97,25 @@ describe('FinishMediation (B7)', () => {
     expect(r.passkeyData).toBeUndefined();
   });
 
-  it("a passkey whose user was deleted answers credentialDeleted", async () => {
+  it("a passkey whose user was deleted answers credentialDeleted (once the user cache has let go of it)", async () => {
     const reg = await registered(env.client);
+    // The connect service deleted the user without reaching this service (its cleanup call
+    // failed): the user found at registration is remembered for at most USER_CACHE_TTL_MS.
     env.connect.users.delete('pro-1/usr-1');
+    env.clock.advance(USER_CACHE_TTL_MS + 1);
     const r = await (await mediate(reg.auth, reg.credential)).finish;
     expect(r.error?.type).toBe('credentialDeleted');
     expect(env.insights.events.at(-1)).toMatchObject({ type: 'mediation-failed', reason: 'user-deleted', userId: 'usr-1' });
+  });
+
+  it("deleting a user's passkeys forgets the user at once: a leftover passkey cannot log in", async () => {
+    const reg = await registered(env.client);
+    env.connect.users.delete('pro-1/usr-1');
+    // As the connect service does when it deletes a user; the passkey is gone with it.
+    await env.client.deleteUserCredentials({ userId: 'usr-1' }, as('pro-1'));
+    expect(await env.deps.users.find('pro-1', 'usr-1')).toBeNull();
+    const r = await (await mediate(reg.auth, reg.credential)).finish;
+    expect(r.error?.type).toBe('credentialDeleted');
   });
 
   it('a passkey of another project answers credentialDeleted there', async () => {

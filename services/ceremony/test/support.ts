@@ -234,7 +234,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   const clock = new TestClock();
   const deps: CeremonyDomainDeps = {
     projects: rpcProjectDirectory(createClient(ProjectService, connectTransport)),
-    users: rpcUserDirectory(createClient(UserService, connectTransport)),
+    users: rpcUserDirectory(createClient(UserService, connectTransport), { now: () => clock.ms }),
     signer: rpcPasskeyDataSigner(createClient(ProjectService, connectTransport)),
     notifier,
     sessions: mongoSessionStore(store.db),

