@@ -259,6 +259,80 @@ describe('FinishLogin (B5)', () => {
     }
   });
 
+  describe('the session carries what the start saw of the passkeys', () => {
+    /** Counts what a finish reads beside the session: the passkey and the user handle. */
+    function countReads() {
+      const counts = { credential: 0, handle: 0 };
+      const { findByCredentialId } = env.deps.credentials;
+      const { find } = env.deps.webauthnUsers;
+      env.deps.credentials.findByCredentialId = (...a) => ((counts.credential += 1), findByCredentialId(...a));
+      env.deps.webauthnUsers.find = (...a) => ((counts.handle += 1), find(...a));
+      return { counts, restore: () => Object.assign(env.deps.credentials, { findByCredentialId }) && Object.assign(env.deps.webauthnUsers, { find }) };
+    }
+
+    /** B4 and the authenticator's answer, without sending B5 yet. */
+    async function started(reg: Awaited<ReturnType<typeof registered>>) {
+      const start = await startLogin(env.client);
+      const json = reg.auth.getFromOptions(start.assertionOptions, reg.credential, ORIGIN);
+      const finish = () =>
+        env.client.finishLogin({ userId: 'usr-1', processId: 'proc-2', assertionResponse: JSON.stringify(json), trackingId: 't', clientInformation: clientInformation() }, as('pro-1'));
+      return { challenge: JSON.parse(start.assertionOptions).publicKey.challenge as string, json, finish };
+    }
+
+    it('a finish reads neither the passkey nor the user handle again', async () => {
+      const reg = await registered(env.client);
+      const l = await started(reg);
+      const session = await sessions().findOne({ challenge: l.challenge });
+      expect(session!.allowed).toHaveLength(1);
+      expect(session!.allowed[0]).toMatchObject({ id: reg.finished.passkeyData!.id, credentialId: reg.credential.id, counter: 0 });
+      expect((await credentials().findOne({ credentialId: reg.credential.id }))!.userHandle).toBe(l.json.response.userHandle);
+      await l.finish();
+      // A second login is measured.
+      const spy = countReads();
+      try {
+        const r = await (await login(env.client, reg.auth, reg.credential)).finish;
+        expect(r.passkeyData?.id).toBe(reg.finished.passkeyData!.id);
+      } finally {
+        spy.restore();
+      }
+      expect(spy.counts).toEqual({ credential: 0, handle: 0 });
+    });
+
+    it('a passkey added after the start still logs in (read then, as before)', async () => {
+      const first = await registered(env.client);
+      const started = await startLogin(env.client);
+      const second = await registered(env.client);
+      const json = second.auth.getFromOptions(started.assertionOptions, second.credential, ORIGIN);
+      const r = await env.client.finishLogin({ userId: 'usr-1', processId: 'proc-2', assertionResponse: JSON.stringify(json), trackingId: 't', clientInformation: clientInformation() }, as('pro-1'));
+      expect(r.passkeyData?.id).toBe(second.finished.passkeyData!.id);
+      expect(first.finished.passkeyData!.id).not.toBe(second.finished.passkeyData!.id);
+    });
+
+    it('a session started before sessions carried passkeys, and a passkey stored before it kept its handle, still finish', async () => {
+      const reg = await registered(env.client);
+      await credentials().updateOne({ credentialId: reg.credential.id }, { $unset: { userHandle: '' } });
+      const l = await started(reg);
+      await sessions().updateOne({ challenge: l.challenge }, { $unset: { allowed: '' } });
+      expect(l.json.response.userHandle).toBeTruthy();
+      const spy = countReads();
+      try {
+        expect((await l.finish()).passkeyData?.id).toBe(reg.finished.passkeyData!.id);
+      } finally {
+        spy.restore();
+      }
+      expect(spy.counts).toEqual({ credential: 1, handle: 1 });
+    });
+
+    it('a passkey deleted between start and finish is NotFound credential_not_found', async () => {
+      const reg = await registered(env.client);
+      const l = await started(reg);
+      await credentials().deleteOne({ credentialId: reg.credential.id });
+      const f = await failure(l.finish());
+      expect(f.code).toBe(Code.NotFound);
+      expect(f.type).toBe('credential_not_found');
+    });
+  });
+
   describe('malformed assertion responses are InvalidArgument on assertionResponse', () => {
     const bad: Array<[string, (json: Record<string, unknown>) => unknown]> = [
       ['not JSON', () => 'nope'],

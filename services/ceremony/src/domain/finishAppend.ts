@@ -65,6 +65,8 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       username: session.username,
       credentialId: parsed.credentialId,
       publicKey: parsed.authData.credentialPublicKey,
+      // Kept with the passkey so a login checks the assertion's userHandle without another read.
+      ...(session.userHandle !== undefined ? { userHandle: session.userHandle } : {}),
       algorithm: algorithmOf(parsed.authData.credentialPublicKey),
       counter: parsed.authData.counter,
       transports: parsed.transports,

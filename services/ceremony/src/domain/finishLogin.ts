@@ -5,7 +5,8 @@ import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import type { ClientContext } from './insights/types.js';
 import { parseAssertionResponse } from './parseAssertionResponse.js';
 import { failureReason, recordEvent } from './recordEvent.js';
-import { verifyAssertion } from './verifyAssertion.js';
+import { verifyAssertion, type VerifiableCredential } from './verifyAssertion.js';
+import type { SessionRecord, SessionScope } from '../store/sessions.js';
 
 export interface FinishLoginInput {
   /** The application's tracking ID of this attempt, kept with the events. */
@@ -25,32 +26,28 @@ export interface FinishedLogin {
 }
 
 /**
- * B5: verifies the assertion of a B4 login. Order: parse (400, nothing consumed) → find the
- * credential in this project and check it is the named user's (404 `credential_not_found`
- * otherwise, so a credential of another project or user never authenticates) → consume the
- * session bound to project, user and process → verify (see verifyAssertion) → record the event.
+ * B5: verifies the assertion of a B4 login. Order: parse (400, nothing consumed) → take the
+ * session → verify (see verifyAssertion) → record the event.
+ *
+ * The session is taken in one operation together with what its start saw of the passkey the
+ * response names (takeSession). Only when that finds nothing is the passkey read: it must be in
+ * this project and the named user's (404 `credential_not_found` otherwise, session untouched, so a
+ * credential of another project or user never authenticates), then the session is consumed.
  */
 export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginInput): Promise<FinishedLogin> {
   const parsed = parseAssertionResponse(input.assertionResponse);
   const project = await deps.projects.get(input.projectId);
   const fail = (reason: string) =>
     recordEvent(deps, { projectId: input.projectId, userId: input.userId, type: 'login-failed', processId: input.processId, trackingId: input.trackingId, reason, client: input.client, at: deps.now() });
-
-  const credential = await deps.credentials.findByCredentialId(input.projectId, parsed.credentialId);
-  if (!credential || credential.userId !== input.userId) {
-    await fail('credential_not_found');
-    throw notFound('credential_not_found', `the response's credential is not a passkey of user ${input.userId}`);
-  }
-  const session = await consumeSession(deps, {
+  const scope: SessionScope = {
     projectId: input.projectId,
     operation: 'login',
     challenge: parsed.clientData.challenge,
     userId: input.userId,
     processIds: [input.processId],
-  }).catch(async (err: unknown) => {
-    await fail(failureReason(err));
-    throw err;
-  });
+  };
+
+  const { session, credential } = (await takeSession(deps, scope, parsed.credentialId, input.userId)) ?? (await takeSessionAfterLookup(deps, scope, parsed.credentialId, input.userId, fail));
 
   let saved;
   try {
@@ -72,4 +69,38 @@ export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginIn
     attachment: parsed.attachment,
     signPasskeyData: input.signPasskeyData === true,
   });
+}
+
+interface TakenSession {
+  session: SessionRecord;
+  credential: VerifiableCredential;
+}
+
+/** The one-operation path: the open session whose start allowed this passkey, consumed. */
+async function takeSession(deps: CeremonyDomainDeps, scope: SessionScope, credentialId: string, userId: string): Promise<TakenSession | null> {
+  const session = await deps.sessions.consume(scope, deps.now(), credentialId);
+  const seen = session?.allowed?.find((a) => a.credentialId === credentialId);
+  if (!session || !seen) return null;
+  return {
+    session,
+    credential: { _id: seen.id, projectId: scope.projectId, userId, credentialId: seen.credentialId, publicKey: seen.publicKey, counter: seen.counter, userHandle: seen.userHandle },
+  };
+}
+
+/**
+ * Every other case, decided as before the session carried the passkeys: a passkey the start did
+ * not list (added since, of someone else, unknown), a session that is gone, expired or was
+ * started before sessions carried them.
+ */
+async function takeSessionAfterLookup(deps: CeremonyDomainDeps, scope: SessionScope, credentialId: string, userId: string, fail: (reason: string) => Promise<void>): Promise<TakenSession> {
+  const credential = await deps.credentials.findByCredentialId(scope.projectId, credentialId);
+  if (!credential || credential.userId !== userId) {
+    await fail('credential_not_found');
+    throw notFound('credential_not_found', `the response's credential is not a passkey of user ${userId}`);
+  }
+  const session = await consumeSession(deps, scope).catch(async (err: unknown) => {
+    await fail(failureReason(err));
+    throw err;
+  });
+  return { session, credential };
 }

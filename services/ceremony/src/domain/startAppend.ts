@@ -83,6 +83,7 @@ export async function startAppend(deps: CeremonyDomainDeps, input: StartAppendIn
     rpId: project.rpId,
     userVerification: project.userVerification,
     situation: input.situation,
+    userHandle: Buffer.from(userHandle).toString('base64url'),
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
   };

@@ -68,6 +68,13 @@ export async function startLogin(deps: CeremonyDomainDeps, input: StartLoginInpu
     rpId: project.rpId,
     userVerification: project.userVerification,
     situation: '',
+    allowed: credentials.map((c) => ({
+      id: c._id,
+      credentialId: c.credentialId,
+      publicKey: c.publicKey,
+      counter: c.counter,
+      ...(c.userHandle !== undefined ? { userHandle: c.userHandle } : {}),
+    })),
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
   };

@@ -8,11 +8,14 @@ import type { ClientContext } from './insights/types.js';
 import type { ParsedAssertion } from './parseAssertionResponse.js';
 import { recordEvent } from './recordEvent.js';
 
+/** What verifying needs of the stored passkey: a stored record, or what a login start saw of it. */
+export type VerifiableCredential = Pick<CredentialRecord, '_id' | 'projectId' | 'userId' | 'credentialId' | 'publicKey' | 'counter' | 'userHandle'>;
+
 export interface VerifyAssertionInput {
   /** The application's tracking ID of this attempt, kept with the events. */
   trackingId?: string;
   parsed: ParsedAssertion;
-  credential: CredentialRecord;
+  credential: VerifiableCredential;
   session: SessionRecord;
   origins: readonly string[];
   processId: string;
@@ -40,8 +43,9 @@ export async function verifyAssertion(deps: CeremonyDomainDeps, input: VerifyAss
 
   // The authenticator names the user the passkey was created for; it must be the credential's user.
   if (parsed.userHandle !== null) {
-    const handle = await deps.webauthnUsers.find(credential.projectId, credential.userId);
-    if (!handle || Buffer.from(handle).toString('base64url') !== parsed.userHandle) {
+    // Passkeys stored before the handle was kept with them have it in webauthn_users only.
+    const handle = credential.userHandle ?? (await storedUserHandle(deps, credential));
+    if (handle !== parsed.userHandle) {
       throw invalidArgument('user_handle_mismatch', "the response's userHandle is not the WebAuthn user handle of the passkey's user");
     }
   }
@@ -80,6 +84,11 @@ export async function verifyAssertion(deps: CeremonyDomainDeps, input: VerifyAss
   const current = await deps.credentials.findByCredentialId(credential.projectId, credential.credentialId);
   if (!current) throw notFound('credential_not_found', 'the passkey was deleted during the login');
   throw await cloneDetected(deps, input, newCounter, current.counter);
+}
+
+async function storedUserHandle(deps: CeremonyDomainDeps, credential: VerifiableCredential): Promise<string | null> {
+  const handle = await deps.webauthnUsers.find(credential.projectId, credential.userId);
+  return handle ? Buffer.from(handle).toString('base64url') : null;
 }
 
 async function cloneDetected(deps: CeremonyDomainDeps, input: VerifyAssertionInput, got: number, stored: number): Promise<DomainError> {

@@ -16,6 +16,11 @@ export interface CredentialRecord {
   credentialId: string;
   /** The COSE-encoded public key. */
   publicKey: Uint8Array;
+  /**
+   * The user's WebAuthn user handle (base64url) as the registration offered it; absent on passkeys
+   * stored before it was kept here (then webauthn_users has it).
+   */
+  userHandle?: string;
   /** COSE algorithm of the key, e.g. -7 (ES256), -8 (EdDSA), -257 (RS256). */
   algorithm: number;
   /** The authenticator's signature counter as last seen (0: the authenticator keeps none). */

@@ -3,7 +3,7 @@
  * single-use: finishing consumes it with one findOneAndDelete, so a replayed or concurrent second
  * finish finds nothing. Every query is scoped by project.
  */
-import type { Collection, Db } from 'mongodb';
+import { Binary, type Collection, type Db } from 'mongodb';
 
 export type CeremonyOperation = 'append' | 'login' | 'mediation';
 export type UserVerificationPolicy = 'required' | 'preferred' | 'discouraged';
@@ -27,9 +27,30 @@ export interface SessionRecord {
   userVerification: UserVerificationPolicy;
   /** Where the application offered an append (B2 situation); "" otherwise. */
   situation: string;
+  /** Append: the WebAuthn user handle (base64url) the options named, kept with the new passkey. */
+  userHandle?: string;
+  /**
+   * Login: what verifying needs of each passkey the options allowed, read once at the start so
+   * the finish verifies without reading the passkeys again.
+   */
+  allowed?: AllowedCredential[];
   createdAt: Date;
   expiresAt: Date;
 }
+
+/** A passkey as a login start saw it: enough to verify an assertion made with it. */
+export interface AllowedCredential {
+  /** "cre-…" */
+  id: string;
+  credentialId: string;
+  publicKey: Uint8Array;
+  /** The signature counter at the start; the finish's guarded write decides against the current one. */
+  counter: number;
+  /** The passkey's WebAuthn user handle (base64url), when it was stored with the passkey. */
+  userHandle?: string;
+}
+
+type SessionDocument = Omit<SessionRecord, 'allowed'> & { allowed?: (Omit<AllowedCredential, 'publicKey'> & { publicKey: Binary })[] };
 
 /** What a finish must match to consume a session. */
 export interface SessionScope {
@@ -44,8 +65,11 @@ export interface SessionScope {
 
 export interface SessionStore {
   insert(session: SessionRecord): Promise<void>;
-  /** Deletes and returns the unexpired session matching the scope, or null. */
-  consume(scope: SessionScope, now: Date): Promise<SessionRecord | null>;
+  /**
+   * Deletes and returns the unexpired session matching the scope, or null. With `credentialId`,
+   * only a session whose start allowed that passkey matches.
+   */
+  consume(scope: SessionScope, now: Date, credentialId?: string): Promise<SessionRecord | null>;
   /** Deletes an expired session matching the scope; true if there was one. */
   discardExpired(scope: SessionScope, now: Date): Promise<boolean>;
   /**
@@ -68,22 +92,34 @@ function scopeFilter(scope: SessionScope) {
   };
 }
 
+function toDocument(session: SessionRecord): SessionDocument {
+  const { allowed, ...rest } = session;
+  return allowed ? { ...rest, allowed: allowed.map((a) => ({ ...a, publicKey: new Binary(a.publicKey) })) } : rest;
+}
+
+function toRecord(doc: SessionDocument | null): SessionRecord | null {
+  if (!doc) return null;
+  const { allowed, ...rest } = doc;
+  return allowed ? { ...rest, allowed: allowed.map((a) => ({ ...a, publicKey: new Uint8Array(a.publicKey.buffer) })) } : rest;
+}
+
 export function mongoSessionStore(db: Db): SessionStore {
-  const coll: Collection<SessionRecord> = db.collection(SESSIONS);
+  const coll: Collection<SessionDocument> = db.collection(SESSIONS);
   return {
     async insert(session) {
-      await coll.insertOne(session);
+      await coll.insertOne(toDocument(session));
     },
-    async consume(scope, now) {
+    async consume(scope, now, credentialId) {
       // The expiry is checked here too: the TTL sweep is lazy and must not decide validity.
-      return coll.findOneAndDelete({ ...scopeFilter(scope), expiresAt: { $gt: now } });
+      const allowed = credentialId !== undefined ? { 'allowed.credentialId': credentialId } : {};
+      return toRecord(await coll.findOneAndDelete({ ...scopeFilter(scope), expiresAt: { $gt: now }, ...allowed }));
     },
     async discardExpired(scope, now) {
       const r = await coll.deleteOne({ ...scopeFilter(scope), expiresAt: { $lte: now } });
       return r.deletedCount === 1;
     },
     async findByChallenge(projectId, challenge) {
-      return coll.findOne({ challenge, projectId });
+      return toRecord(await coll.findOne({ challenge, projectId }));
     },
     async deleteForUser(projectId, userId) {
       const r = await coll.deleteMany({ projectId, userId });
