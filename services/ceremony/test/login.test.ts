@@ -285,7 +285,7 @@ describe('FinishLogin (B5)', () => {
       const session = await sessions().findOne({ challenge: l.challenge });
       expect(session!.allowed).toHaveLength(1);
       expect(session!.allowed[0]).toMatchObject({ id: reg.finished.passkeyData!.id, credentialId: reg.credential.id, counter: 0 });
-      expect((await credentials().findOne({ credentialId: reg.credential.id }))!.userHandle).toBe(l.json.response.userHandle);
+      expect((await credentials().findOne({ credentialId: reg.credential.id }))!.userHandle).toBe((l.json.response as { userHandle?: string }).userHandle);
       await l.finish();
       // A second login is measured.
       const spy = countReads();
@@ -313,7 +313,7 @@ describe('FinishLogin (B5)', () => {
       await credentials().updateOne({ credentialId: reg.credential.id }, { $unset: { userHandle: '' } });
       const l = await started(reg);
       await sessions().updateOne({ challenge: l.challenge }, { $unset: { allowed: '' } });
-      expect(l.json.response.userHandle).toBeTruthy();
+      expect((l.json.response as { userHandle?: string }).userHandle).toBeTruthy();
       const spy = countReads();
       try {
         expect((await l.finish()).passkeyData?.id).toBe(reg.finished.passkeyData!.id);

@@ -2,17 +2,18 @@
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { DomainError, notFound } from '../../runtime/errors.js';
+import { createTtlCache } from '../../runtime/ttlCache.js';
 import type { ProjectSettings, ProjectSettingsSource } from './domain/projectSettings.js';
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 1000;
 
 export function rpcProjectSettings(projects: Client<typeof ProjectService>): ProjectSettingsSource {
-  const cache = new Map<string, { settings: ProjectSettings; until: number }>();
+  const cache = createTtlCache<ProjectSettings>({ ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
   return {
     async get(projectId) {
       const hit = cache.get(projectId);
-      if (hit && hit.until > Date.now()) return hit.settings;
+      if (hit) return hit;
       let info;
       try {
         info = await projects.getProjectPublicInfo({ projectId }, { timeoutMs: 5000 });
@@ -28,8 +29,7 @@ export function rpcProjectSettings(projects: Client<typeof ProjectService>): Pro
         maxChallengeAttempts: info.maxChallengeAttempts > 0 ? info.maxChallengeAttempts : 5,
         emailLinkUrl: info.emailLinkUrl,
       };
-      if (cache.size >= MAX_ENTRIES) cache.clear();
-      cache.set(projectId, { settings, until: Date.now() + TTL_MS });
+      cache.set(projectId, settings);
       return settings;
     },
   };

@@ -12,6 +12,8 @@ import type { DeliveryDeps } from './delivery/ports.js';
 /** Asks the service that owns users whether a user exists in a project. */
 export interface UserDirectory {
   userExists(projectId: string, userId: string): Promise<boolean>;
+  /** The user was deleted: what is remembered of it goes (directories that remember). */
+  forget?(projectId: string, userId: string): void;
 }
 
 export interface CreateChallengeInput {

@@ -83,6 +83,8 @@ export function challengeServiceImpl(deps: CreateChallengeDeps): ServiceImpl<typ
       return create(SendNotificationResponseSchema, {});
     },
     async deleteUserChallenges(req, ctx) {
+      // The connect service calls this as it deletes the user: no challenge may take it as existing.
+      deps.users.forget?.(projectOf(ctx), req.userId);
       const deleted = await deps.store.deleteForUser(projectOf(ctx), req.userId);
       return create(DeleteUserChallengesResponseSchema, { deleted: BigInt(deleted) });
     },
