@@ -27,24 +27,29 @@ const DUPLICATE_KEY = 11000;
 export function mongoWebauthnUserStore(db: Db): WebauthnUserStore {
   const coll: Collection<WebauthnUserDocument> = db.collection(WEBAUTHN_USERS);
   const find = async (projectId: string, userId: string) => {
-    const doc = await coll.findOne({ projectId, userId });
+    const doc = await coll.findOne({ _id: `${projectId}/${userId}` });
     return doc ? new Uint8Array(doc.handle.buffer) : null;
   };
   return {
     async ensure(projectId, userId, candidate, now) {
-      const existing = await find(projectId, userId);
-      if (existing) return existing;
+      // One round trip whether or not the user has a handle yet: the insert happens only if none
+      // exists, and either way the stored handle comes back.
+      const upsert = () =>
+        coll.findOneAndUpdate(
+          { _id: `${projectId}/${userId}` },
+          { $setOnInsert: { projectId, userId, handle: new Binary(candidate), createdAt: now } },
+          { upsert: true, returnDocument: 'after' },
+        );
+      let doc;
       try {
-        await coll.insertOne({ _id: `${projectId}/${userId}`, projectId, userId, handle: new Binary(candidate), createdAt: now });
-        return candidate;
+        doc = await upsert();
       } catch (err) {
-        // Two first appends raced: the other one's handle won and is the user's handle.
-        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) {
-          const winner = await find(projectId, userId);
-          if (winner) return winner;
-        }
-        throw err;
+        // Two first appends raced on the same _id: the other one's handle won; read it back.
+        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        doc = await upsert();
       }
+      if (!doc) throw new Error(`webauthn_users: the upsert of ${projectId}/${userId} returned no document`);
+      return new Uint8Array(doc.handle.buffer);
     },
     find,
     async delete(projectId, userId) {
