@@ -55,7 +55,15 @@ const MESSAGES: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-/** Turns a service's ConnectError into an HttpError, keeping only what the service made public. */
+/** Seconds a client should wait before retrying after an outage or a time-out. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Turns a service's ConnectError into an HttpError, keeping only what the service made public.
+ * Faults (a service unreachable, a connection dropped mid-call, a deadline passed) are 503/504
+ * with Retry-After: the outcome of the call is unknown, so the client is told to retry, never
+ * "conflict" or "internal error".
+ */
 export function fromConnectError(err: unknown): HttpError {
   const ce = ConnectError.from(err);
   const info = ce.findDetails(ErrorInfoSchema)[0];
@@ -63,8 +71,10 @@ export function fromConnectError(err: unknown): HttpError {
   // A failed precondition on something that has run out ("…_expired") is 410 Gone rather than 409.
   if (ce.code === Code.FailedPrecondition && info?.type.endsWith('_expired')) status = 410;
   if (info) {
-    // A rate limit says when to come back; HTTP says it with Retry-After.
-    const headers: Record<string, string> = info.retryAfterSeconds > 0 ? { 'retry-after': String(info.retryAfterSeconds) } : {};
+    // A rate limit says when to come back; HTTP says it with Retry-After. So does an outage the
+    // service reported itself (its store or a service it needs is down).
+    const retryAfter = info.retryAfterSeconds > 0 ? info.retryAfterSeconds : status === 503 ? RETRY_AFTER_SECONDS : 0;
+    const headers: Record<string, string> = retryAfter > 0 ? { 'retry-after': String(retryAfter) } : {};
     return new HttpError(
       status,
       {
@@ -76,11 +86,17 @@ export function fromConnectError(err: unknown): HttpError {
       headers,
     );
   }
-  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
-    return new HttpError(status, { type: 'service_unavailable', details: 'a backing service is not reachable; try again shortly' });
+  const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+  // Aborted without a detail is the transport's: the connection was reset mid-call (the service
+  // crashed or restarted), so whether the call took effect is unknown.
+  if (ce.code === Code.Unavailable || ce.code === Code.Aborted) {
+    return new HttpError(503, { type: 'service_unavailable', details: 'a backing service is not reachable or dropped the connection; the outcome is unknown, retry shortly' }, retry);
   }
-  // No detail means the service did not mean this for the caller (a bug, an outage, or Connect's
-  // own protocol errors): say nothing specific, whatever the upstream message was.
+  if (ce.code === Code.DeadlineExceeded) {
+    return new HttpError(504, { type: 'service_unavailable', details: 'a backing service did not answer in time; the outcome is unknown, retry shortly' }, retry);
+  }
+  // No detail means the service did not mean this for the caller (a bug, or Connect's own
+  // protocol errors): say nothing specific, whatever the upstream message was.
   return new HttpError(status, { type: status === 500 ? 'internal_error' : 'error', details: status === 500 ? 'internal error' : (MESSAGES[status] ?? 'error').toLowerCase() });
 }
 

@@ -168,6 +168,20 @@ describe('fromConnectError: errors without a detail reveal nothing internal', ()
     expect(timeout.body.details).not.toMatch(internals);
   });
 
+  it('faults say to retry: a reset connection (Aborted without detail) is 503, a time-out 504 saying it was too slow, both with Retry-After', async () => {
+    const reset = fromConnectError(new ConnectError('socket hang up', Code.Aborted));
+    expect({ status: reset.status, type: reset.body.type, retryAfter: reset.headers['retry-after'] }).toEqual({ status: 503, type: 'service_unavailable', retryAfter: '1' });
+    expect(reset.body.details).toMatch(/outcome is unknown/);
+    const unavailable = fromConnectError(new ConnectError('connect ECONNREFUSED 127.0.0.1:7102', Code.Unavailable));
+    expect(unavailable.headers['retry-after']).toBe('1');
+    const timeout = fromConnectError(new ConnectError('the operation timed out', Code.DeadlineExceeded));
+    expect({ status: timeout.status, retryAfter: timeout.headers['retry-after'] }).toEqual({ status: 504, retryAfter: '1' });
+    expect(timeout.body.details).toMatch(/did not answer in time/);
+    // A service's own outage report (with a detail) gets Retry-After too.
+    const reported = fromConnectError(await overTheWire(new ConnectError('store down', Code.Unavailable, undefined, [detail({ type: 'store_unavailable', details: 'the database is not reachable' })])));
+    expect({ status: reported.status, type: reported.body.type, retryAfter: reported.headers['retry-after'] }).toEqual({ status: 503, type: 'store_unavailable', retryAfter: '1' });
+  });
+
   it('a 4xx without detail keeps no cause and no ErrorInfo-only fields', async () => {
     const httpError = fromConnectError(await overTheWire(new ConnectError('permission denied', Code.PermissionDenied, undefined, undefined, new Error('hunter2'))));
     expect(httpError.status).toBe(403);

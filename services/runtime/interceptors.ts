@@ -26,6 +26,7 @@ import {
   userAgentKey,
 } from './context.js';
 import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
+import { isStoreOutage } from './isStoreOutage.js';
 import type { Metrics } from './metrics.js';
 
 const PROJECT_ID = /^pro-[0-9]{1,30}$/;
@@ -111,6 +112,9 @@ export function errorInterceptor(): Interceptor {
     } catch (err) {
       if (err instanceof DomainError) throw toConnectError(err);
       if (err instanceof ConnectError) throw err;
+      if (isStoreOutage(err)) {
+        throw toConnectError(new DomainError('unavailable', 'store_unavailable', 'the database is not reachable; retry shortly', [], { cause: err, retryAfterSeconds: 1 }));
+      }
       // Anything else is a bug or an outage: say nothing specific, keep the cause for the logs.
       throw new ConnectError('internal error', Code.Internal, undefined, undefined, err);
     }

@@ -10,6 +10,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * How long an operation waits for a reachable database before failing (retryably: see
+ * isStoreOutage). Short, so a store outage answers 503 within seconds instead of holding requests.
+ */
+export const STORE_SELECTION_TIMEOUT_MS = 3000;
+
 /** Indexes a service declares for its collections; created (idempotently) at start-up. */
 export type IndexPlan = Record<string, IndexDescription[]>;
 
@@ -19,7 +25,7 @@ export type IndexPlan = Record<string, IndexDescription[]>;
  * resolution; only the command name and duration are read, never the command or its reply).
  */
 export async function connectStore(uri: string, databaseName: string, indexes: IndexPlan, metrics?: Pick<Metrics, 'storeDuration'>): Promise<Store> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, appName: databaseName, monitorCommands: metrics !== undefined });
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: STORE_SELECTION_TIMEOUT_MS, appName: databaseName, monitorCommands: metrics !== undefined });
   if (metrics) {
     // The driver measures in whole milliseconds.
     const observe = (event: CommandSucceededEvent | CommandFailedEvent) => {
