@@ -95,7 +95,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     routeLabel = `${route.httpMethod} ${route.template}`;
 
     if (route.auth === 'basic') {
-      projectId = await deps.basic.authenticate(req.headers.authorization, requestId);
+      projectId = await deps.basic.authenticate(req.headers.authorization, requestId, clientAddress(req, deps.trustForwardedFor));
     } else if (route.auth === 'bearer') {
       principal = await deps.bearer.authenticate(req.headers, route.tokenKinds, requestId);
       projectId = principal.projectId;

@@ -99,6 +99,24 @@ describe('BasicAuthenticator', () => {
     expect(fake.count('authenticateBackend')).toBe(1);
   });
 
+  it('wrong credentials are throttled per source: past the limit, 429 with Retry-After, without asking the connect service', async () => {
+    auth = new BasicAuthenticator(fake.client(), { points: 3, durationSeconds: 60 });
+    const attempt = (header: string, source: string) => auth.authenticate(header, 'req-test', source).then(
+      () => 200,
+      (err: HttpError) => err,
+    );
+    for (let i = 0; i < 3; i++) expect(((await attempt(basic('pro-1', `corbado1_guess${i}`), '198.51.100.7')) as HttpError).status).toBe(401);
+    const asked = fake.count('authenticateBackend');
+    const blocked = (await attempt(basic('pro-1', 'corbado1_guess9'), '198.51.100.7')) as HttpError;
+    expect({ status: blocked.status, type: blocked.body.type }).toEqual({ status: 429, type: 'rate_limited' });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Malformed credentials count too, and even the right secret is not tried from a blocked source.
+    expect(((await attempt(basic('pro-1', SECRET_A), '198.51.100.7')) as HttpError).status).toBe(429);
+    expect(fake.count('authenticateBackend')).toBe(asked);
+    // Another source is not affected.
+    expect(await attempt(basic('pro-1', SECRET_A), '198.51.100.8')).toBe(200);
+  });
+
   it('an unknown project is the same 401 invalid_credentials (no hint which part was wrong)', async () => {
     const unknown = await rejection(basic('pro-999', SECRET_A));
     const wrongSecret = await rejection(basic('pro-1', 'corbado1_wrong'));

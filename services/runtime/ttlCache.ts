@@ -22,7 +22,8 @@ export interface TtlCache<V> {
 }
 
 export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
-  const now = opts.now ?? Date.now;
+  // Looked up on each call, so a clock replaced later (fake timers in tests) is the one used.
+  const now = opts.now ?? (() => Date.now());
   const entries = new Map<string, { value: V; expires: number }>();
   return {
     get(key) {

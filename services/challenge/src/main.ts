@@ -27,6 +27,7 @@ const rateLimits: RateLimitConfig = {
   creationPerUser: limit('CREATE_PER_USER', DEFAULT_RATE_LIMITS.creationPerUser),
   creationPerIdentifier: limit('CREATE_PER_IDENTIFIER', DEFAULT_RATE_LIMITS.creationPerIdentifier),
   verificationPerChallenge: limit('VERIFY_PER_CHALLENGE', DEFAULT_RATE_LIMITS.verificationPerChallenge),
+  verificationPerUser: limit('VERIFY_PER_USER', DEFAULT_RATE_LIMITS.verificationPerUser),
   verificationPerAddress: limit('VERIFY_PER_ADDRESS', DEFAULT_RATE_LIMITS.verificationPerAddress),
 };
 const config = {

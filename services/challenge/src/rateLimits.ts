@@ -20,19 +20,21 @@ export function mongoRateLimits(db: Db, config: RateLimitConfig): ChallengeRateL
       // challengeIndexes declares the same indexes and connectStore creates them at start-up.
       disableIndexesCreation: true,
     });
-  const perUser = limiter('challenge_create_user', config.creationPerUser);
+  const perCreationUser = limiter('challenge_create_user', config.creationPerUser);
   const perIdentifier = limiter('challenge_create_identifier', config.creationPerIdentifier);
   const perChallenge = limiter('challenge_verify_challenge', config.verificationPerChallenge);
+  const perUser = limiter('challenge_verify_user', config.verificationPerUser);
   const perAddress = limiter('challenge_verify_address', config.verificationPerAddress);
 
   return {
     async countCreation(projectId, userId, identifierValue) {
-      await consume(perUser, `${projectId}:${userId}`, `too many challenges for user ${userId}`);
+      await consume(perCreationUser, `${projectId}:${userId}`, `too many challenges for user ${userId}`);
       // Hashed, so the limit documents hold no email addresses or phone numbers.
       await consume(perIdentifier, `${projectId}:${digest(identifierValue)}`, 'too many challenges for this identifier');
     },
-    async countVerification(projectId, challengeId, clientAddress) {
+    async countVerification(projectId, { challengeId, userId }, clientAddress) {
       if (clientAddress) await consume(perAddress, `${projectId}:${digest(clientAddress)}`, 'too many verification attempts from this address');
+      await consume(perUser, `${projectId}:${userId}`, `too many verification attempts for user ${userId}`);
       await consume(perChallenge, `${projectId}:${challengeId}`, `too many verification attempts for challenge ${challengeId}`);
     },
   };

@@ -62,6 +62,7 @@ beforeAll(async () => {
       creationPerUser: GENEROUS,
       creationPerIdentifier: GENEROUS,
       verificationPerChallenge: GENEROUS,
+      verificationPerUser: GENEROUS,
       verificationPerAddress: GENEROUS,
     }),
     hasher,

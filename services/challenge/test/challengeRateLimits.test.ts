@@ -18,6 +18,7 @@ const LIMITS: RateLimitConfig = {
   creationPerUser: { points: 2, durationSeconds: 60 },
   creationPerIdentifier: { points: 3, durationSeconds: 60 },
   verificationPerChallenge: { points: 3, durationSeconds: 2 },
+  verificationPerUser: { points: 6, durationSeconds: 60 },
   verificationPerAddress: { points: 4, durationSeconds: 60 },
 };
 
@@ -47,9 +48,15 @@ beforeEach(async () => {
   users.asked.length = 0;
 });
 
-const clientInformation = { remoteAddress: '203.0.113.9', userAgent: 'Mozilla/5.0', userVerifyingPlatformAuthenticatorAvailable: false, conditionalMediationAvailable: false };
-const create = (userId: string, identifierValue: string, projectId = 'pro-1') =>
-  client.createChallenge({ userId, challengeType: 'email_otp', identifierValue, clientInformation }, as(projectId));
+/** Each challenge is created for an end user at an address of its own, unless a test names one. */
+let lastAddress = 0;
+const clientInformation = (remoteAddress = `203.0.113.${++lastAddress % 250}`) => ({ remoteAddress, userAgent: 'Mozilla/5.0', userVerifyingPlatformAuthenticatorAvailable: false, conditionalMediationAvailable: false });
+const create = (userId: string, identifierValue: string, projectId = 'pro-1', endUserAddress?: string) =>
+  client.createChallenge({ userId, challengeType: 'email_otp', identifierValue, clientInformation: clientInformation(endUserAddress) }, as(projectId));
+/** The application's server: the caller of every backend-API verification. */
+const APP_SERVER = '10.1.2.3';
+/** A challenge as created before challenges kept the end user's address. */
+const withoutAddress = (challengeId: string) => db.challenges.updateOne({ _id: challengeId }, { $unset: { clientAddress: '' } });
 const wrong = (value: string) => String((Number(value) + 1) % 1_000_000).padStart(6, '0');
 
 /** Asserts a 429-to-be: ResourceExhausted, type rate_limited, 0 < retryAfterSeconds ≤ window. */
@@ -89,7 +96,7 @@ describe('creation', () => {
 
   it('invalid input is rejected before it is counted', async () => {
     for (let i = 0; i < 3; i++) {
-      const bad = await failure(client.createChallenge({ userId: 'usr-1', challengeType: 'sms_otp', identifierValue: 'not-a-phone', clientInformation }, as('pro-1')));
+      const bad = await failure(client.createChallenge({ userId: 'usr-1', challengeType: 'sms_otp', identifierValue: 'not-a-phone', clientInformation: clientInformation() }, as('pro-1')));
       expect(bad.code).toBe(Code.InvalidArgument);
     }
     await create('usr-1', 'a@example.com');
@@ -102,6 +109,8 @@ describe('verification', () => {
     const { challenge } = await create('usr-1', 'ada@example.com');
     const id = challenge!.challengeId;
     const value = challenge!.value!;
+    // Only the per-challenge limit is under test: no address to count by.
+    await withoutAddress(id);
     for (let i = 0; i < 3; i++) {
       expect((await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: id, value: wrong(value) }, as('pro-1')))).info?.type).toBe('challenge_value_invalid');
     }
@@ -116,27 +125,53 @@ describe('verification', () => {
     expect((await db.challenges.findOne({ _id: id }))!.attempts).toBe(3);
   });
 
-  it('per client address: the fifth attempt from one address is rate_limited, across challenges; other addresses and calls without one are not', async () => {
-    const a = (await create('usr-1', 'a@example.com')).challenge!;
-    const b = (await create('usr-2', 'b@example.com')).challenge!;
-    const c = (await create('usr-4', 'c@example.com')).challenge!;
+  it('per end-user address (the one B1 named): the fifth attempt for challenges created for one address is rate_limited, whoever calls; other addresses are not', async () => {
     const address = '198.51.100.23';
+    const a = (await create('usr-1', 'a@example.com', 'pro-1', address)).challenge!;
+    const b = (await create('usr-2', 'b@example.com', 'pro-1', address)).challenge!;
+    const c = (await create('usr-4', 'c@example.com', 'pro-1', address)).challenge!;
+    const d = (await create('usr-5', 'd@example.com', 'pro-1', '198.51.100.24')).challenge!;
     for (const ch of [a, a, b, b]) {
-      await failure(client.verifyChallenge({ userId: ch.challengeId === a.challengeId ? 'usr-1' : 'usr-2', challengeId: ch.challengeId, value: wrong(ch.value!) }, as('pro-1', address)));
+      await failure(client.verifyChallenge({ userId: ch.challengeId === a.challengeId ? 'usr-1' : 'usr-2', challengeId: ch.challengeId, value: wrong(ch.value!) }, as('pro-1', APP_SERVER)));
     }
-    await expectLimited(client.verifyChallenge({ userId: 'usr-4', challengeId: c.challengeId, value: c.value! }, as('pro-1', address)), 60, 'too many verification attempts from this address');
-    // Unknown challenges from that address are blocked as well: guessing IDs is limited too.
-    await expectLimited(client.verifyChallenge({ userId: 'usr-4', challengeId: 'cha-1', value: '000000' }, as('pro-1', address)), 60, 'from this address');
+    await expectLimited(client.verifyChallenge({ userId: 'usr-4', challengeId: c.challengeId, value: c.value! }, as('pro-1', APP_SERVER)), 60, 'too many verification attempts from this address');
     expect((await db.challenges.findOne({ _id: c.challengeId }))!.status).toBe('pending');
-    // Another address, and the same address in another project, are counted apart.
-    const ok = await client.verifyChallenge({ userId: 'usr-4', challengeId: c.challengeId, value: c.value! }, as('pro-1', '198.51.100.24'));
+    // The application's server is not the one guessing: another end user's challenge verifies
+    // through the same server, and so does the same address in another project.
+    const ok = await client.verifyChallenge({ userId: 'usr-5', challengeId: d.challengeId, value: d.value! }, as('pro-1', APP_SERVER));
     expect(ok.challenge!.status).toBe('completed');
-    expect((await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.challengeId, value: '000000' }, as('pro-2', address)))).code).toBe(Code.NotFound);
+    const elsewhere = (await create('usr-1', 'a@example.com', 'pro-2', address)).challenge!;
+    expect((await client.verifyChallenge({ userId: 'usr-1', challengeId: elsewhere.challengeId, value: elsewhere.value! }, as('pro-2', APP_SERVER))).challenge!.status).toBe('completed');
   });
 
-  it('without a client address only the per-challenge limit applies', async () => {
+  it("unknown challenge IDs count against the caller's address: guessing IDs is limited too", async () => {
+    const guesser = '198.51.100.77';
+    for (let i = 0; i < LIMITS.verificationPerAddress.points; i++) {
+      expect((await failure(client.verifyChallenge({ userId: 'usr-4', challengeId: `cha-${i + 1}`, value: '000000' }, as('pro-1', guesser)))).code).toBe(Code.NotFound);
+    }
+    await expectLimited(client.verifyChallenge({ userId: 'usr-4', challengeId: 'cha-99', value: '000000' }, as('pro-1', guesser)), 60, 'from this address');
+  });
+
+  it('per user: the seventh attempt for one user within the window is rate_limited, across challenges and addresses', async () => {
+    const attempts: { challengeId: string; value: string }[] = [];
+    for (const e of ['a@example.com', 'b@example.com']) attempts.push((await create('usr-6', e)).challenge! as { challengeId: string; value: string });
+    for (const c of attempts) {
+      for (let i = 0; i < 3; i++) expect((await failure(client.verifyChallenge({ userId: 'usr-6', challengeId: c.challengeId, value: wrong(c.value) }, as('pro-1', APP_SERVER)))).info?.type).toBe('challenge_value_invalid');
+    }
+    // Wait out the per-challenge window, so only the per-user limit can block.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const first = attempts[0];
+    await expectLimited(client.verifyChallenge({ userId: 'usr-6', challengeId: first.challengeId, value: first.value }, as('pro-1', APP_SERVER)), 60, 'too many verification attempts for user usr-6');
+    expect((await db.challenges.findOne({ _id: first.challengeId }))).toMatchObject({ status: 'pending', attempts: 3 });
+  });
+
+  it('a challenge created before challenges kept an address, verified without a caller address: only the per-challenge and per-user limits apply', async () => {
     const challenges = [];
-    for (const [u, e] of [['usr-1', 'a@example.com'], ['usr-2', 'b@example.com']] as const) challenges.push({ userId: u, c: (await create(u, e)).challenge! });
+    for (const [u, e] of [['usr-1', 'a@example.com'], ['usr-2', 'b@example.com']] as const) {
+      const c = (await create(u, e, 'pro-1', '198.51.100.50')).challenge!;
+      await withoutAddress(c.challengeId);
+      challenges.push({ userId: u, c });
+    }
     let attempts = 0;
     for (const { userId, c } of challenges) {
       for (let i = 0; i < 3; i++) {
@@ -147,13 +182,15 @@ describe('verification', () => {
     expect(attempts).toBeGreaterThan(LIMITS.verificationPerAddress.points);
   });
 
-  it('the address limit also holds over HTTP, where the header travels as the gateway sends it', async () => {
+  it("over HTTP, a challenge without an address of its own is limited by the caller's address as the gateway sends it", async () => {
     const http = await httpClient(deps, () => db.store.ping());
     try {
       const c = (await create('usr-1', 'a@example.com')).challenge!;
+      const d = (await create('usr-2', 'b@example.com')).challenge!;
+      await withoutAddress(c.challengeId);
+      await withoutAddress(d.challengeId);
       const address = '2001:db8::7';
       for (let i = 0; i < 3; i++) await failure(http.client.verifyChallenge({ userId: 'usr-1', challengeId: c.challengeId, value: wrong(c.value!) }, as('pro-1', address)));
-      const d = (await create('usr-2', 'b@example.com')).challenge!;
       await failure(http.client.verifyChallenge({ userId: 'usr-2', challengeId: d.challengeId, value: wrong(d.value!) }, as('pro-1', address)));
       await expectLimited(http.client.verifyChallenge({ userId: 'usr-2', challengeId: d.challengeId, value: d.value! }, as('pro-1', address)), 60, 'from this address');
     } finally {
@@ -165,12 +202,13 @@ describe('verification', () => {
 describe('limit documents', () => {
   it('hold neither identifiers nor addresses in plain text, and expire', async () => {
     await create('usr-1', 'ada@example.com');
-    const c = (await create('usr-2', 'grace@example.com')).challenge!;
-    await client.verifyChallenge({ userId: 'usr-2', challengeId: c.challengeId, value: c.value! }, as('pro-1', '198.51.100.99'));
+    const c = (await create('usr-2', 'grace@example.com', 'pro-1', '198.51.100.99')).challenge!;
+    await client.verifyChallenge({ userId: 'usr-2', challengeId: c.challengeId, value: c.value! }, as('pro-1', APP_SERVER));
     const docs = await db.rateLimits.find({}).toArray();
-    expect(docs.length).toBe(6);
+    // Two creations (per user, per identifier) and one verification (per address, user, challenge).
+    expect(docs.length).toBe(7);
     const text = JSON.stringify(docs);
-    for (const secret of ['ada@example.com', 'grace@example.com', '198.51.100.99', c.value!]) expect(text).not.toContain(secret);
+    for (const secret of ['ada@example.com', 'grace@example.com', '198.51.100.99', APP_SERVER, c.value!]) expect(text).not.toContain(secret);
     for (const d of docs) expect(d.expire).toBeInstanceOf(Date);
   });
 });

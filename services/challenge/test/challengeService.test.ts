@@ -133,7 +133,9 @@ describe.each(['in-memory', 'http'] as const)('ChallengeService (%s)', (name) =>
       expect(hasher.matches(c.challengeId, c.value!, doc!.valueHash)).toBe(true);
       expect(doc).not.toHaveProperty('value');
       expect(Object.values(doc!)).not.toContain(c.value);
-      expect(Object.keys(doc!).sort()).toEqual(['_id', 'attempts', 'createdAt', 'expiresAt', 'identifierValue', 'metadata', 'projectId', 'status', 'type', 'userId', 'valueHash']);
+      expect(Object.keys(doc!).sort()).toEqual(['_id', 'attempts', 'clientAddress', 'createdAt', 'expiresAt', 'identifierValue', 'metadata', 'projectId', 'status', 'type', 'userId', 'valueHash']);
+      // The end user's address B1 named: what verification attempts are limited by.
+      expect(doc!.clientAddress).toBe(validRequest().clientInformation!.remoteAddress);
     });
 
     it('honours a requested lifetime and makes 256-bit values for email links', async () => {

@@ -28,6 +28,8 @@ export interface CreateChallengeInput {
   identifierValue: string;
   metadata?: Record<string, unknown>;
   lifetimeSeconds?: number;
+  /** The end user's address (see ChallengeRecord.clientAddress); "" when unknown. */
+  clientAddress: string;
 }
 
 /** A created challenge, with its value in plain text (returned once, never stored). */
@@ -85,6 +87,7 @@ export async function createChallenge(deps: CreateChallengeDeps, input: CreateCh
     status: 'pending',
     attempts: 0,
     metadata,
+    ...(input.clientAddress ? { clientAddress: input.clientAddress.slice(0, 64) } : {}),
     createdAt: now,
     expiresAt: new Date(now.getTime() + lifetime * 1000),
   };

@@ -8,7 +8,7 @@ export type VerifyChallengeDeps = Pick<CreateChallengeDeps, 'store' | 'projects'
 export interface VerifyChallengeInput extends ChallengeKey {
   /** What the user entered, or the token of the link they followed. Never logged. */
   value: string;
-  /** The caller's network address for the per-address limit; "" when unknown. */
+  /** The caller's network address; used for the per-address limit when the challenge has none of its own. */
   clientAddress: string;
 }
 
@@ -23,10 +23,15 @@ export interface VerifyChallengeInput extends ChallengeKey {
  */
 export async function verifyChallenge(deps: VerifyChallengeDeps, input: VerifyChallengeInput): Promise<ChallengeView> {
   const key: ChallengeKey = { projectId: input.projectId, userId: input.userId, challengeId: input.challengeId };
-  // Counted before the record is read: a blocked attempt never compares a value, so it is never a wrong one.
-  await deps.limits.countVerification(key.projectId, key.challengeId, input.clientAddress);
   let record = await deps.store.find(key);
-  if (!record) throw challengeNotFound(key.challengeId);
+  if (!record) {
+    // Counted too, by the caller's address: guessing challenge IDs is limited as well.
+    await deps.limits.countVerification(key.projectId, { challengeId: key.challengeId, userId: key.userId }, input.clientAddress);
+    throw challengeNotFound(key.challengeId);
+  }
+  // Counted before the value is compared: a blocked attempt is never a wrong one. The address is
+  // the end user's the challenge was created for (B1 arrives from the application's server).
+  await deps.limits.countVerification(key.projectId, { challengeId: key.challengeId, userId: key.userId }, record.clientAddress ?? input.clientAddress);
   const { maxChallengeAttempts: max } = await deps.projects.get(key.projectId);
   const now = deps.now();
   // HMAC compared in constant time, whatever the state, so timing tells nothing about the state either.

@@ -32,6 +32,7 @@ function createInput(
   deliver: CreateChallengeInput['deliver'],
   projectId: string,
   req: { userId: string; challengeType: string; identifierValue: string; challengeMetadata?: Record<string, unknown>; lifetimeSeconds?: bigint },
+  clientAddress: string,
 ): CreateChallengeInput {
   return {
     deliver,
@@ -42,13 +43,15 @@ function createInput(
     identifierValue: req.identifierValue,
     metadata: req.challengeMetadata,
     lifetimeSeconds: req.lifetimeSeconds === undefined ? undefined : Number(req.lifetimeSeconds),
+    clientAddress,
   };
 }
 
 export function challengeServiceImpl(deps: CreateChallengeDeps): ServiceImpl<typeof ChallengeService> {
   return {
     async createChallenge(req, ctx) {
-      const created = await createChallenge(deps, createInput('project', projectOf(ctx), req));
+      // B1 comes from the application's server: the end user's address is the one it reports.
+      const created = await createChallenge(deps, createInput('project', projectOf(ctx), req, req.clientInformation?.remoteAddress ?? ''));
       // B1 is the one answer that carries the value (for the application to deliver).
       return create(CreateChallengeResponseSchema, { challenge: { ...challengeMessage(created), value: created.value } });
     },
@@ -67,7 +70,8 @@ export function challengeServiceImpl(deps: CreateChallengeDeps): ServiceImpl<typ
       return create(GetChallengeResponseSchema, { challenge: challengeMessage(view) });
     },
     async createAndDeliverChallenge(req, ctx) {
-      const created = await createChallenge(deps, createInput('always', projectOf(ctx), req));
+      // The frontend flows forward the browser's address.
+      const created = await createChallenge(deps, createInput('always', projectOf(ctx), req, ctx.values.get(clientAddressKey) ?? ''));
       // The value went to the user's inbox or phone; it never goes back to the caller.
       return create(CreateAndDeliverChallengeResponseSchema, { challenge: challengeMessage(created) });
     },

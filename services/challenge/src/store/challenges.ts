@@ -20,6 +20,13 @@ export interface ChallengeRecord {
   /** Wrong values received so far. */
   attempts: number;
   metadata: Record<string, unknown>;
+  /**
+   * The end user's network address the challenge was created for: B1's
+   * clientInformation.remoteAddress, or the browser's address in the frontend flows. Verification
+   * attempts are limited per this address (the backend API's caller is the application's server,
+   * whose address says nothing about who is guessing).
+   */
+  clientAddress?: string;
   createdAt: Date;
   expiresAt: Date;
   /** Set when the right value arrived. */
