@@ -9,7 +9,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/em
 import { notFound } from '../../runtime/errors.js';
 import { connectStore, type Store } from '../../runtime/mongo.js';
 import { createInsightsService, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsRuntime, type PasskeySummary } from '../src/domain/insights/index.js';
-import { CEREMONY_EVENTS, type EventDoc } from '../src/store/ceremonyEvents.js';
+import { CEREMONY_EVENTS, createCeremonyEventStore, type EventDoc } from '../src/store/ceremonyEvents.js';
 import { insightsIndexes } from '../src/store/insightsIndexes.js';
 import { USER_INSIGHTS, type UserInsightsDoc } from '../src/store/userInsights.js';
 
@@ -462,6 +462,17 @@ describe('history kept per user', () => {
     expect(result.detection.historyData).toMatchObject({ defaultCount: 4, defaultCooldown: true });
     await short.close();
     expect(await events.countDocuments({ projectId, type: 'append-started' })).toBe(6);
+  });
+});
+
+describe('ceremony event store', () => {
+  it('a batch written again (its acknowledgement lost) stores each event once', async () => {
+    const projectId = newProject();
+    const store2 = createCeremonyEventStore(store.db);
+    const batch: EventDoc[] = [1, 2, 3].map((i) => ({ projectId, type: 'login-started', processId: `p${i}`, at: at(i), expiresAt: at(DAY) }));
+    await store2.insertMany(batch);
+    await store2.insertMany(batch);
+    expect(await events.countDocuments({ projectId })).toBe(3);
   });
 });
 

@@ -4,7 +4,7 @@
  * (TTL on expiresAt). History for the rules is not read from here but from the user's bounded
  * insights document (userInsights.ts), so no hot query reads this collection.
  */
-import { MongoBulkWriteError, MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
 
 export const CEREMONY_EVENTS = 'ceremony_events';
 
@@ -43,6 +43,8 @@ export function createCeremonyEventStore(db: Db): CeremonyEventStore {
   return {
     async insertMany(docs) {
       if (!docs.length) return;
+      // On the caller's objects, so a retry of the same batch sends the same IDs.
+      for (const doc of docs) doc._id ??= new ObjectId();
       try {
         await events.insertMany(docs.map(withoutUndefined), { ordered: false });
       } catch (err) {
