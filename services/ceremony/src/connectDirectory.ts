@@ -8,7 +8,7 @@ import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb
 import { HEADERS } from '../../runtime/context.js';
 import { DomainError, notFound } from '../../runtime/errors.js';
 import { createTtlCache } from '../../runtime/ttlCache.js';
-import type { PasskeyDataSigner, ProjectDirectory, ProjectInfo, UserDirectory, UserInfo } from './domain/deps.js';
+import { DEFAULT_EVENT_RETENTION_DAYS, type PasskeyDataSigner, type ProjectDirectory, type ProjectInfo, type UserDirectory, type UserInfo } from './domain/deps.js';
 import type { UserVerificationPolicy } from './store/sessions.js';
 
 const TIMEOUT_MS = 5000;
@@ -52,6 +52,7 @@ export function rpcProjectDirectory(projects: Client<typeof ProjectService>, opt
         // Required is the default policy; an unknown value is treated as the strictest.
         userVerification: (POLICIES.includes(res.userVerification) ? res.userVerification : 'required') as UserVerificationPolicy,
         frontendApiUrl: res.frontendApiUrl,
+        eventRetentionDays: res.eventRetentionDays > 0 ? res.eventRetentionDays : DEFAULT_EVENT_RETENTION_DAYS,
       };
       cache.set(projectId, info);
       return info;

@@ -10,12 +10,13 @@ import { serviceClient } from '../../runtime/rpcClient.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './connectDirectory.js';
 import { createAaguidCatalog } from './domain/aaguidDetails.js';
-import { createInsightsService, insightsIndexes } from './domain/insights/index.js';
+import { createInsightsService } from './domain/insights/index.js';
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { rpcPasskeyNotifier } from './challengeNotifier.js';
 import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
 import { ceremonyIndexes } from './store/indexes.js';
+import { insightsIndexes } from './store/insightsIndexes.js';
 import { mongoSessionStore } from './store/sessions.js';
 import { mongoWebauthnUserStore } from './store/webauthnUsers.js';
 
@@ -36,26 +37,39 @@ try {
   const metrics = createMetrics('ceremony');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...ceremonyIndexes, ...insightsIndexes }, metrics);
   const projectClient = serviceClient(ProjectService, config.connectUrl);
+  const projects = rpcProjectDirectory(projectClient);
+  // Events are written in the background, each expiring after its project's retention.
+  const insights = createInsightsService(store.db, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
   let accepting = true;
   const server = createServer({
     logger,
     metrics,
     outcomes: ceremonyOutcomeCounter(metrics),
     ready: async () => accepting && (await store.ping()),
-    projects: rpcProjectDirectory(projectClient),
+    projects,
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
     signer: rpcPasskeyDataSigner(projectClient),
     notifier: rpcPasskeyNotifier(serviceClient(ChallengeService, config.challengeUrl)),
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
-    insights: createInsightsService(store.db),
+    insights,
     aaguids,
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `ceremony service listening on http://${config.host}:${port}`);
-  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: () => store.close() });
+  handleShutdown({
+    logger,
+    servers: [server],
+    markNotReady: () => (accepting = false),
+    drainMs: config.drainMs,
+    // Queued events are written before the store closes.
+    close: async () => {
+      await insights.close();
+      await store.close();
+    },
+  });
 } catch (err) {
   logger.fatal({ err: (err as Error).message }, 'ceremony service failed to start');
   process.exit(1);

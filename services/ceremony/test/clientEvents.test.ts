@@ -4,13 +4,14 @@
  * runtime interceptors, on MongoDB; the cooldown tests use the real insights service.
  */
 import { Code, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import type { CeremonyOutcomeCounter } from '../src/domain/deps.js';
-import { createInsightsService } from '../src/domain/insights/index.js';
-import { CEREMONY_EVENTS } from '../src/domain/insights/store.js';
+import { createInsightsService, type InsightsRuntime } from '../src/domain/insights/index.js';
+import { CEREMONY_EVENTS } from '../src/store/ceremonyEvents.js';
+import { USER_INSIGHTS } from '../src/store/userInsights.js';
 import { ceremonyRoutes } from '../src/server.js';
 import { startAppend, startLogin } from './flows.js';
 import { as, clientInformation, failure, silent, startTestEnv, type TestEnv } from './support.js';
@@ -25,7 +26,7 @@ afterAll(async () => {
   await env?.close();
 });
 beforeEach(async () => {
-  await Promise.all(['credentials', 'ceremony_sessions', 'webauthn_users', CEREMONY_EVENTS, 'client_envs'].map((c) => env.store.db.collection(c).deleteMany({})));
+  await Promise.all(['credentials', 'ceremony_sessions', 'webauthn_users', CEREMONY_EVENTS, USER_INSIGHTS].map((c) => env.store.db.collection(c).deleteMany({})));
   env.insights.events.length = 0;
 });
 
@@ -181,7 +182,17 @@ describe('RecordClientEvent', () => {
  * variant cools down; without it the first attempt is still running.
  */
 describe('RecordClientEvent feeds history and cooldowns', () => {
-  const realInsights = () => clientWith({ insights: createInsightsService(env.store.db) });
+  let real: InsightsRuntime | null = null;
+  const realInsights = () => clientWith({ insights: (real = createInsightsService(env.store.db)) });
+  // Events are written in the background: a test reads them after a flush, and leaves none queued for the next.
+  const flushed = async () => {
+    await real?.flush();
+    return env.store.db.collection(CEREMONY_EVENTS);
+  };
+  afterEach(async () => {
+    await real?.close();
+    real = null;
+  });
 
   it('an aborted append cools its variant down for the next start', async () => {
     const client = realInsights();
@@ -194,7 +205,7 @@ describe('RecordClientEvent feeds history and cooldowns', () => {
       as('pro-1'),
     );
     expect(r.recordedAs).toBe('append-failed');
-    const stored = await env.store.db.collection(CEREMONY_EVENTS).findOne({ type: 'append-failed' });
+    const stored = await (await flushed()).findOne({ type: 'append-failed' });
     expect(stored).toMatchObject({ projectId: 'pro-1', userId: 'usr-1', processId: 'proc-a', reason: 'append-explicit-abort', situation: 'default', message: 'NotAllowedError' });
     expect(stored?.client).toMatchObject({ clientEnvKey: 'handle-1', restrictedBrowser: false });
 
@@ -235,7 +246,7 @@ describe('RecordClientEvent feeds history and cooldowns', () => {
     // And through the challenge, whatever process the client names.
     env.clock.advance(MIN);
     await client.recordClientEvent(event({ userId: 'usr-1', processId: 'proc-zzz', challenge: challengeOf(afterError.attestationOptions) }), as('pro-1'));
-    expect(await env.store.db.collection(CEREMONY_EVENTS).countDocuments({ type: 'append-failed', processId: 'proc-a' })).toBe(2);
+    expect(await (await flushed()).countDocuments({ type: 'append-failed', processId: 'proc-a' })).toBe(2);
   });
 
   it('an event that is no append failure does not cool anything down', async () => {

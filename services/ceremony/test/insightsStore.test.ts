@@ -3,12 +3,15 @@
  * MONGODB_URI is set. Every test uses its own project ID, so tests share one database.
  */
 import { randomBytes } from 'node:crypto';
-import type { Collection } from 'mongodb';
+import { MongoClient, type Collection, type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { notFound } from '../../runtime/errors.js';
 import { connectStore, type Store } from '../../runtime/mongo.js';
-import { createInsightsService, insightsIndexes, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsService, type PasskeySummary } from '../src/domain/insights/index.js';
-import { CEREMONY_EVENTS, CLIENT_ENVS, type ClientEnvDoc, type EventDoc } from '../src/domain/insights/store.js';
+import { createInsightsService, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsRuntime, type PasskeySummary } from '../src/domain/insights/index.js';
+import { CEREMONY_EVENTS, createCeremonyEventStore, type EventDoc } from '../src/store/ceremonyEvents.js';
+import { insightsIndexes } from '../src/store/insightsIndexes.js';
+import { USER_INSIGHTS, type UserInsightsDoc } from '../src/store/userInsights.js';
 
 const T0 = new Date('2030-03-01T10:00:00.000Z');
 const MIN = 60_000;
@@ -38,57 +41,69 @@ function passkey(overrides: Partial<PasskeySummary> = {}): PasskeySummary {
 
 let mongo: EmbeddedMongo | null = null;
 let store: Store;
-let insights: InsightsService;
-let envs: Collection<ClientEnvDoc>;
+let uri: string;
+let dbName: string;
+let insights: InsightsRuntime;
+let users: Collection<UserInsightsDoc>;
 let events: Collection<EventDoc>;
 let seq = 0;
 /** A fresh project per test keeps tests independent within one database. */
 const newProject = () => `pro-${Date.now()}${++seq}`;
 
 beforeAll(async () => {
-  const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
-  store = await connectStore(uri, `insights_test_${randomBytes(4).toString('hex')}`, insightsIndexes);
+  uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
+  dbName = `insights_test_${randomBytes(4).toString('hex')}`;
+  store = await connectStore(uri, dbName, insightsIndexes);
   insights = createInsightsService(store.db);
-  envs = store.db.collection(CLIENT_ENVS);
+  users = store.db.collection(USER_INSIGHTS);
   events = store.db.collection(CEREMONY_EVENTS);
 });
 
 afterAll(async () => {
+  await insights?.close();
   await store?.db.dropDatabase().catch(() => undefined);
   await store?.close();
   await mongo?.stop();
 });
+
+/** The user's insights document. */
+const userDoc = (projectId: string, userId = 'usr-1') => users.findOne({ projectId, userId });
+/** The audit trail of a project, once everything queued is written. */
+async function eventsOf(projectId: string): Promise<EventDoc[]> {
+  await insights.flush();
+  return events.find({ projectId }).toArray();
+}
 
 function appendInput(projectId: string, overrides: Partial<AppendInsightsInput> = {}): AppendInsightsInput {
   return { projectId, userId: 'usr-1', client: client(), flags: NO_FLAGS, situation: 'default', passkeys: [], now: T0, ...overrides };
 }
 
 describe('indexes', () => {
-  it('creates a unique (projectId, key) index on client_envs and a (projectId, userId, at) index on events', async () => {
-    const envIndexes = await envs.indexes();
-    expect(envIndexes.find((i) => i.name === 'project_key')).toMatchObject({ key: { projectId: 1, key: 1 }, unique: true });
-    expect((await events.indexes()).map((i) => i.name)).toContain('project_user_at');
+  it('serves user documents by _id, deletes events by (projectId, userId, at) and expires them by a TTL index on expiresAt', async () => {
+    const eventIndexes = await events.indexes();
+    expect(eventIndexes.find((i) => i.name === 'project_user_at')).toMatchObject({ key: { projectId: 1, userId: 1, at: -1 } });
+    expect(eventIndexes.find((i) => i.name === 'expiry_ttl')).toMatchObject({ key: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    // The previous design's shared environment documents are neither declared nor written.
+    expect(Object.keys(insightsIndexes)).not.toContain('client_envs');
+    await insights.recordClientEnv(newProject(), 'usr-1', client(), T0);
+    expect(await store.db.listCollections({ name: 'client_envs' }).toArray()).toEqual([]);
   });
 });
 
 describe('recordClientEnv', () => {
-  it('returns the key and stores the environment with its snapshot', async () => {
+  it('returns the key and stores the environment in the user\'s own document, with its snapshot', async () => {
     const projectId = newProject();
     const key = await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
     expect(key).toBe('ceh-mac');
-    const doc = await envs.findOne({ projectId, key });
-    expect(doc).toMatchObject({
-      projectId,
-      key: 'ceh-mac',
-      userIds: ['usr-1'],
+    const doc = await userDoc(projectId);
+    expect(doc).toMatchObject({ projectId, userId: 'usr-1', envs: { 'ceh-mac': { key: 'ceh-mac', firstSeen: T0, lastSeen: T0 } } });
+    expect(Object.keys(doc!.envs)).toEqual(['ceh-mac']);
+    expect(doc!.envDetails['ceh-mac']).toMatchObject({
       userAgent: CHROME_MAC,
       os: { name: 'macOS' },
       browser: { name: 'Chrome', version: '120.0.0.0' },
       restrictedBrowser: false,
       capabilities: { platformAuthenticator: true, conditionalMediation: true, hybrid: true, passwordManager: false },
-      firstSeen: T0,
-      lastSeen: T0,
-      seenBy: { 'usr-1': { firstSeen: T0, lastSeen: T0 } },
     });
   });
 
@@ -99,45 +114,138 @@ describe('recordClientEnv', () => {
     const k2 = await insights.recordClientEnv(projectId, 'usr-1', c, at(MIN));
     expect(k1).toMatch(/^derived-/);
     expect(k2).toBe(k1);
-    expect(await envs.countDocuments({ projectId })).toBe(1);
+    expect(await users.countDocuments({ projectId })).toBe(1);
+    expect(Object.keys((await userDoc(projectId))!.envs)).toEqual([k1]);
   });
 
-  it('is idempotent: repeated calls keep one document, first seen stays, last seen moves on', async () => {
+  it('is idempotent: repeated calls keep one environment, first seen stays, last seen moves on', async () => {
     const projectId = newProject();
     for (let i = 0; i < 3; i++) await insights.recordClientEnv(projectId, 'usr-1', client(), at(i * MIN));
-    const docs = await envs.find({ projectId }).toArray();
+    const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
-    expect(docs[0]).toMatchObject({ userIds: ['usr-1'], firstSeen: T0, lastSeen: at(2 * MIN) });
+    expect(Object.values(docs[0].envs)).toEqual([{ key: 'ceh-mac', firstSeen: T0, lastSeen: at(2 * MIN) }]);
   });
 
-  it('concurrent upserts of one environment make one document with every user', async () => {
+  it('concurrent out-of-order visits by one user keep one environment with the extreme first and last seen', async () => {
     const projectId = newProject();
-    const users = Array.from({ length: 8 }, (_, i) => `usr-${i + 1}`);
     // Out of order on purpose: first/last seen must still be the extremes.
-    const keys = await Promise.all(users.map((u, i) => insights.recordClientEnv(projectId, u, client(), at(((i * 5) % 8) * MIN))));
+    const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => insights.recordClientEnv(projectId, 'usr-1', client(), at(((i * 5) % 8) * MIN))));
     expect(new Set(keys)).toEqual(new Set(['ceh-mac']));
-    const docs = await envs.find({ projectId }).toArray();
+    const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
-    expect([...docs[0].userIds].sort()).toEqual([...users].sort());
-    expect(docs[0].firstSeen).toEqual(T0);
-    expect(docs[0].lastSeen).toEqual(at(7 * MIN));
+    expect(Object.values(docs[0].envs)).toEqual([{ key: 'ceh-mac', firstSeen: T0, lastSeen: at(7 * MIN) }]);
   });
 
-  it('concurrent upserts by one user do not duplicate the user', async () => {
+  it('concurrent first visits by one user in several environments make one document with every environment', async () => {
     const projectId = newProject();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => insights.recordClientEnv(projectId, 'usr-1', client(), at(i * 1000))));
-    const docs = await envs.find({ projectId }).toArray();
+    const handles = Array.from({ length: 6 }, (_, i) => `ceh-${i}`);
+    await Promise.all(handles.map((h, i) => insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: h }), at(i * 1000))));
+    const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
-    expect(docs[0].userIds).toEqual(['usr-1']);
+    expect(Object.keys(docs[0].envs).sort()).toEqual([...handles].sort());
+  });
+
+  it('users sharing one browser build (no handle) each get their own environment; no document holds another user', async () => {
+    const projectId = newProject();
+    const shared = client({ clientEnvHandle: undefined });
+    const ids = Array.from({ length: 20 }, (_, i) => `usr-${i + 1}`);
+    const keys = await Promise.all(ids.map((u, i) => insights.recordClientEnv(projectId, u, shared, at(((i * 7) % 20) * MIN))));
+    expect(new Set(keys).size).toBe(1);
+    const docs = await users.find({ projectId }).toArray();
+    expect(docs.map((d) => d.userId).sort()).toEqual([...ids].sort());
+    for (const doc of docs) {
+      expect(Object.values(doc.envs)).toHaveLength(1);
+      expect(JSON.stringify(doc)).not.toMatch(new RegExp(ids.filter((u) => u !== doc.userId).map((u) => `"${u}"`).join('|')));
+    }
+    // Each user's own first visit counts, not the first visit of anyone in the same browser build.
+    const index = ids.indexOf('usr-3');
+    expect(Object.values(docs.find((d) => d.userId === 'usr-3')!.envs)[0].firstSeen).toEqual(at(((index * 7) % 20) * MIN));
   });
 
   it('keeps projects apart: the same handle in two projects is two environments', async () => {
     const [p1, p2] = [newProject(), newProject()];
     await insights.recordClientEnv(p1, 'usr-1', client(), T0);
     await insights.recordClientEnv(p2, 'usr-1', client(), T0);
-    expect(await envs.countDocuments({ key: 'ceh-mac', projectId: { $in: [p1, p2] } })).toBe(2);
+    expect(await users.countDocuments({ userId: 'usr-1', 'envs.ceh-mac.key': 'ceh-mac', projectId: { $in: [p1, p2] } })).toBe(2);
     const other = await insights.forAppend(appendInput(newProject(), { now: at(DAY) }));
     expect(other.detection.clientEnvIds).toEqual([]);
+  });
+
+  it('keeps a handle that reads as a path or an operator as it is', async () => {
+    const projectId = newProject();
+    const odd = client({ clientEnvHandle: 'a.b$c' });
+    expect(await insights.recordClientEnv(projectId, 'usr-1', odd, T0)).toBe('a.b$c');
+    const doc = await userDoc(projectId);
+    expect(Object.values(doc!.envs).map((e) => e.key)).toEqual(['a.b$c']);
+    const later = await insights.forAppend(appendInput(projectId, { client: odd, now: at(DAY) }));
+    expect(later.detection.clientEnvIds).toEqual(['a.b$c']);
+    expect(later.detection.tags).toContainEqual({ category: 'clientEnv', name: 'known-env' });
+  });
+
+  it('keeps the clientEnvLimit most recently seen environments of a user, evicting the least recently seen', async () => {
+    const projectId = newProject();
+    const capped = createInsightsService(store.db, { clientEnvLimit: 3 });
+    const visit = (h: string, offset: number) => capped.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: h }), at(offset));
+    await visit('ceh-a', 0);
+    await visit('ceh-b', 1000);
+    await visit('ceh-c', 2000);
+    await visit('ceh-a', 3000); // seen again: now ceh-b is the least recently seen
+    await visit('ceh-d', 4000);
+    let doc = await userDoc(projectId);
+    expect(Object.keys(doc!.envs).sort()).toEqual(['ceh-a', 'ceh-c', 'ceh-d']);
+    expect(Object.keys(doc!.envDetails).sort()).toEqual(['ceh-a', 'ceh-c', 'ceh-d']);
+    await visit('ceh-e', 5000);
+    doc = await userDoc(projectId);
+    expect(Object.keys(doc!.envs).sort()).toEqual(['ceh-a', 'ceh-d', 'ceh-e']);
+    const result = await capped.forAppend(appendInput(projectId, { client: client({ clientEnvHandle: 'ceh-a' }), now: at(DAY) }));
+    expect(result.detection.clientEnvIds).toEqual(['ceh-e', 'ceh-d', 'ceh-a']);
+    // An evicted environment seen again is new again.
+    const back = await capped.forAppend(appendInput(projectId, { client: client({ clientEnvHandle: 'ceh-b' }), now: at(2 * DAY) }));
+    expect(back.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
+    expect(Object.keys((await userDoc(projectId))!.envs)).toHaveLength(3);
+    await capped.close();
+  });
+});
+
+describe('store operations', () => {
+  /** The insights service on a second connection whose commands are counted (driver command monitoring). */
+  async function monitored(): Promise<{ service: InsightsRuntime; commands: string[]; close(): Promise<void> }> {
+    const client = new MongoClient(uri, { monitorCommands: true });
+    await client.connect();
+    const commands: string[] = [];
+    const data = new Set(['find', 'findAndModify', 'insert', 'update', 'delete', 'aggregate', 'count']);
+    client.on('commandStarted', (e: CommandStartedEvent) => {
+      if (data.has(e.commandName)) commands.push(e.commandName);
+    });
+    // A long batching delay: only flush() writes, so the count does not depend on timing.
+    const service = createInsightsService(client.db(dbName), { eventBatching: { delayMs: 3_600_000 } });
+    return { service, commands, close: async () => (await service.close(), await client.close()) };
+  }
+
+  it('B4: forLogin is one findAndModify; login-started is written later, in a batch with others', async () => {
+    const projectId = newProject();
+    const m = await monitored();
+    await m.service.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
+    m.commands.length = 0;
+    const result = await m.service.forLogin({ projectId, userId: 'usr-1', client: client(), strategy: 'standard', passkeys: [passkey()], now: T0 });
+    expect(result.detection.clientEnvIds).toEqual(['ceh-phone']);
+    await m.service.recordEvent({ projectId, userId: 'usr-1', type: 'login-started', processId: 'p1', client: client(), at: T0 });
+    expect(m.commands).toEqual(['findAndModify']);
+    // B5's event joins the same batch.
+    await m.service.recordEvent({ projectId, userId: 'usr-1', type: 'login-succeeded', processId: 'p1', credentialId: 'cre-1', client: client(), at: at(1000) });
+    expect(m.commands).toEqual(['findAndModify']);
+    await m.service.flush();
+    expect(m.commands).toEqual(['findAndModify', 'insert']);
+    expect((await eventsOf(projectId)).map((e) => e.type).sort()).toEqual(['login-started', 'login-succeeded']);
+    await m.close();
+  });
+
+  it('B2: forAppend is one findAndModify and one update of the decision\'s history entry', async () => {
+    const projectId = newProject();
+    const m = await monitored();
+    await m.service.forAppend(appendInput(projectId));
+    expect(m.commands).toEqual(['findAndModify', 'update']);
+    await m.close();
   });
 });
 
@@ -148,7 +256,7 @@ describe('forAppend against the store', () => {
     expect(result.appendAllow).toBe(true);
     expect(result.decision).toMatchObject({ tag: 'user-no-pks', variant: 'default', isRestrictedBrowser: false });
     expect(result.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
-    const recorded = await events.find({ projectId }).toArray();
+    const recorded = await eventsOf(projectId);
     expect(recorded).toHaveLength(1);
     expect(recorded[0]).toMatchObject({ type: 'append-decided', userId: 'usr-1', situation: 'default', at: T0, decision: { appendAllow: true, tag: 'user-no-pks' } });
     expect(recorded[0].client).toEqual({ userAgent: CHROME_MAC, remoteAddress: '::ffff:10.0.0.7', clientEnvKey: 'ceh-mac', restrictedBrowser: false });
@@ -282,8 +390,8 @@ describe('forLogin against the store', () => {
     expect(await insights.forLogin({ ...base, passkeys: [android] })).toMatchObject({
       decision: { tag: 'user-cross-platform-pk-high-confidence', preferImmediatelyAvailable: false, isCDACandidate: true },
     });
-    // forLogin records nothing.
-    expect(await events.countDocuments({ projectId })).toBe(0);
+    // forLogin records no event.
+    expect(await eventsOf(projectId)).toHaveLength(0);
   });
 });
 
@@ -292,13 +400,13 @@ describe('recordEvent', () => {
     const projectId = newProject();
     await insights.recordEvent({ projectId, userId: 'usr-1', type: 'login-failed', reason: 'x'.repeat(500), client: client({ userAgent: INSTAGRAM_IOS }), at: T0 });
     await insights.recordEvent({ projectId, type: 'mediation-started', at: T0 });
-    const docs = await events.find({ projectId }).sort({ type: 1 }).toArray();
+    const docs = (await eventsOf(projectId)).sort((a, b) => a.type.localeCompare(b.type));
     expect(docs).toHaveLength(2);
     const [login, mediation] = docs;
     expect(login.reason).toHaveLength(200);
     expect(login.client).toEqual({ userAgent: INSTAGRAM_IOS, remoteAddress: '::ffff:10.0.0.7', clientEnvKey: 'ceh-mac', restrictedBrowser: true });
     expect(JSON.stringify(login)).not.toContain('fp-secret');
-    expect(Object.keys(mediation).sort()).toEqual(['_id', 'at', 'projectId', 'type']);
+    expect(Object.keys(mediation).sort()).toEqual(['_id', 'at', 'expiresAt', 'projectId', 'type']);
   });
 
   it('rejects an invalid date', async () => {
@@ -307,7 +415,7 @@ describe('recordEvent', () => {
 });
 
 describe('forgetUser', () => {
-  it('removes the user\'s events and environments, leaves shared environments to the others and other projects alone', async () => {
+  it('removes the user\'s events and environments, leaves other users and other projects alone', async () => {
     const [projectId, otherProject] = [newProject(), newProject()];
     await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
     await insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-shared' }), T0);
@@ -316,17 +424,21 @@ describe('forgetUser', () => {
     await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', at: T0 });
     await insights.recordEvent({ projectId, userId: 'usr-2', type: 'append-started', at: T0 });
     await insights.recordEvent({ projectId: otherProject, userId: 'usr-1', type: 'append-started', at: T0 });
+    // Still queued when the user is forgotten: must not be written after the deletion.
+    await insights.recordEvent({ projectId, userId: 'usr-1', type: 'login-started', at: T0 });
 
     await insights.forgetUser(projectId, 'usr-1');
+    await insights.flush();
 
     expect(await events.countDocuments({ projectId, userId: 'usr-1' })).toBe(0);
     expect(await events.countDocuments({ projectId, userId: 'usr-2' })).toBe(1);
     expect(await events.countDocuments({ projectId: otherProject, userId: 'usr-1' })).toBe(1);
-    const remaining = await envs.find({ projectId }).toArray();
-    expect(remaining.map((e) => e.key)).toEqual(['ceh-shared']);
-    expect(remaining[0].userIds).toEqual(['usr-2']);
-    expect(Object.keys(remaining[0].seenBy)).toEqual(['usr-2']);
-    expect(await envs.countDocuments({ projectId: otherProject })).toBe(1);
+    expect(await userDoc(projectId, 'usr-1')).toBeNull();
+    const remaining = await users.find({ projectId }).toArray();
+    expect(remaining.map((d) => d.userId)).toEqual(['usr-2']);
+    expect(Object.keys(remaining[0].envs)).toEqual(['ceh-shared']);
+    expect(remaining[0].history.map((h) => h.type)).toEqual(['append-started']);
+    expect(Object.keys((await userDoc(otherProject, 'usr-1'))!.envs)).toEqual(['ceh-mac']);
     const after = await insights.forAppend(appendInput(projectId, { now: at(DAY) }));
     expect(after.detection.clientEnvIds).toEqual([]);
     expect(after.detection.historyData.defaultCount).toBe(0);
@@ -334,6 +446,67 @@ describe('forgetUser', () => {
 
   it('is a no-op for an unknown user', async () => {
     await expect(insights.forgetUser(newProject(), 'usr-404')).resolves.toBeUndefined();
+  });
+});
+
+describe('history kept per user', () => {
+  it('keeps the last historyLimit append events in the user\'s document; history is computed from them', async () => {
+    const projectId = newProject();
+    const short = createInsightsService(store.db, { historyLimit: 4 });
+    for (let i = 0; i < 6; i++) await short.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', processId: `p${i}`, at: at(i * 1000) });
+    // Not append events: the audit trail only.
+    await short.recordEvent({ projectId, userId: 'usr-1', type: 'login-started', at: at(7000) });
+    const doc = await userDoc(projectId);
+    expect(doc!.history.map((h) => h.processId)).toEqual(['p2', 'p3', 'p4', 'p5']);
+    const result = await short.forAppend(appendInput(projectId, { now: at(DAY) }));
+    expect(result.detection.historyData).toMatchObject({ defaultCount: 4, defaultCooldown: true });
+    await short.close();
+    expect(await events.countDocuments({ projectId, type: 'append-started' })).toBe(6);
+  });
+});
+
+describe('ceremony event store', () => {
+  it('a batch written again (its acknowledgement lost) stores each event once', async () => {
+    const projectId = newProject();
+    const store2 = createCeremonyEventStore(store.db);
+    const batch: EventDoc[] = [1, 2, 3].map((i) => ({ projectId, type: 'login-started', processId: `p${i}`, at: at(i), expiresAt: at(DAY) }));
+    await store2.insertMany(batch);
+    await store2.insertMany(batch);
+    expect(await events.countDocuments({ projectId })).toBe(3);
+  });
+});
+
+describe('event retention', () => {
+  it('sets expiresAt from the project\'s retention: its setting, the default for a project that is gone, retried while unreachable', async () => {
+    const [p30, gone, flaky, plain] = [newProject(), newProject(), newProject(), newProject()];
+    let flakyAsks = 0;
+    const sleeps: number[] = [];
+    const retained = createInsightsService(store.db, {
+      eventRetentionDays: async (projectId) => {
+        if (projectId === p30) return 30;
+        if (projectId === gone) throw notFound('project_not_found', 'gone');
+        if (projectId === flaky && ++flakyAsks === 1) throw new Error('connect unreachable');
+        return 7;
+      },
+      eventBatching: { sleep: async (ms) => void sleeps.push(ms) },
+    });
+    for (const projectId of [p30, gone, flaky, plain]) await retained.recordEvent({ projectId, userId: 'usr-1', type: 'login-started', at: T0 });
+    await retained.flush();
+    const expiry = async (projectId: string) => (await events.findOne({ projectId }))?.expiresAt;
+    expect(await expiry(p30)).toEqual(at(30 * DAY));
+    expect(await expiry(gone)).toEqual(at(90 * DAY));
+    expect(await expiry(flaky)).toEqual(at(7 * DAY));
+    expect(await expiry(plain)).toEqual(at(7 * DAY));
+    // The unreachable lookup was retried after a pause, and no event was written twice.
+    expect(sleeps).toHaveLength(1);
+    expect(await events.countDocuments({ projectId: { $in: [p30, gone, flaky, plain] } })).toBe(4);
+    await retained.close();
+  });
+
+  it('defaults to 90 days', async () => {
+    const projectId = newProject();
+    await insights.recordEvent({ projectId, type: 'mediation-started', at: T0 });
+    expect((await eventsOf(projectId))[0].expiresAt).toEqual(at(90 * DAY));
   });
 });
 

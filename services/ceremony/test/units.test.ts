@@ -101,6 +101,18 @@ describe('rpcProjectDirectory', () => {
     await dir.get('pro-1');
     expect(calls).toBe(2);
   });
+
+  it('carries the project\'s event retention; none sent (an older connect service) means the 90-day default', async () => {
+    const transport = createRouterTransport((router) =>
+      router.service(ProjectService, {
+        getProjectPublicInfo: async (req) =>
+          create(GetProjectPublicInfoResponseSchema, { projectId: req.projectId, rpId: 'example.com', origins: [], eventRetentionDays: req.projectId === 'pro-30' ? 30 : 0 }),
+      }),
+    );
+    const dir = rpcProjectDirectory(createClient(ProjectService, transport));
+    expect((await dir.get('pro-30')).eventRetentionDays).toBe(30);
+    expect((await dir.get('pro-1')).eventRetentionDays).toBe(90);
+  });
 });
 
 describe('coseKeyProblem (credential public keys must be whole)', () => {

@@ -18,7 +18,12 @@ export interface ProjectInfo {
   origins: string[];
   userVerification: UserVerificationPolicy;
   frontendApiUrl: string;
+  /** Days the project's ceremony events are kept before they expire (the connect service's setting). */
+  eventRetentionDays: number;
 }
+
+/** Event retention when the connect service sends none (an older connect service answers 0). */
+export const DEFAULT_EVENT_RETENTION_DAYS = 90;
 
 export interface ProjectDirectory {
   /** The project, or not_found `project_not_found`. */

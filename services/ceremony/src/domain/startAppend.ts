@@ -89,7 +89,7 @@ export async function startAppend(deps: CeremonyDomainDeps, input: StartAppendIn
   };
   await deps.sessions.insert(session);
 
-  await deps.insights.recordClientEnv(input.projectId, input.userId, input.client, now);
+  // forAppend recorded the client environment's visit.
   await deps.insights.recordEvent({
     projectId: input.projectId,
     userId: input.userId,

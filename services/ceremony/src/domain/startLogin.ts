@@ -80,7 +80,7 @@ export async function startLogin(deps: CeremonyDomainDeps, input: StartLoginInpu
   };
   await deps.sessions.insert(session);
 
-  await deps.insights.recordClientEnv(input.projectId, input.userId, input.client, now);
+  // forLogin recorded the client environment's visit; the event is written in the background.
   await deps.insights.recordEvent({ projectId: input.projectId, userId: input.userId, type: 'login-started', processId: input.processId, client: input.client, at: now });
 
   return { assertionOptions: JSON.stringify({ publicKey }), insights, challengeId: session._id };

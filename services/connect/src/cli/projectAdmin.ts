@@ -1,6 +1,6 @@
 /**
  * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite, session-settings,
- * rotate-signing-key), run directly against
+ * event-settings, rotate-signing-key), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -13,6 +13,7 @@ import { parseMasterKey } from '../../../runtime/masterKey.js';
 import { connectStore, databaseNameOf, type Store } from '../../../runtime/mongo.js';
 import { addOrigin } from '../domain/addOrigin.js';
 import { createProject, type CreateProjectInput } from '../domain/createProject.js';
+import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../domain/eventRetention.js';
 import { issueClientKey } from '../domain/issueClientKey.js';
 import { listProjects, type ProjectSummary } from '../domain/listProjects.js';
 import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../domain/projectDeps.js';
@@ -30,6 +31,7 @@ import {
 } from '../domain/sessions/sessionLifetimes.js';
 import { updateSessionSettings } from '../domain/sessions/updateSessionSettings.js';
 import { parseConnectFlags, updateConnectSettings } from '../domain/updateConnectSettings.js';
+import { updateEventSettings } from '../domain/updateEventSettings.js';
 import { connectIndexes } from '../store/indexes.js';
 import { mongoProjectStore, type ProjectRecord } from '../store/projects.js';
 
@@ -152,6 +154,7 @@ commands:
   create --name NAME --rp-id RPID --origin URL [--origin URL …] [--rp-name NAME] [--app-name NAME]
          [--environment development|production] [--user-verification required|preferred|discouraged]
          [--challenge-delivery app|service] [--max-challenge-attempts N] [--email-link-url URL]
+         [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
       creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
       (the API secret is shown only here)
   list
@@ -168,6 +171,9 @@ commands:
   session-settings --project pro-… [--session-lifetime SECONDS (60–86400)] [--refresh-lifetime SECONDS (3600–31536000)]
       lifetime of session tokens (default 900) and of sessions with refresh tokens, from sign-in
       (default 2592000 = 30 days); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds}
+  event-settings --project pro-… [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
+      how long ceremony events (the audit trail) are kept before they expire (default 90 days;
+      events recorded from then on use it); prints {projectID, eventRetentionDays}
   rotate-signing-key --project pro-…
       publishes a new signing key at once; it signs tokens from activatesAt (15 minutes later, so
       every JWKS cache has it by then). Older keys stay in the JWKS until their last token expires
@@ -178,7 +184,7 @@ environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MA
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'rotate-signing-key'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'rotate-signing-key'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
 export type ProjectCommandResult =
@@ -189,6 +195,7 @@ export type ProjectCommandResult =
   | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
   | { projectID: string; invitationToken: string; expiresAt: number }
   | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number }
+  | { projectID: string; eventRetentionDays: number }
   | { projectID: string; kid: string; activatesAt: string; clientKey: string; retiring: Array<{ kid: string; retiresAt: string }> };
 
 /** A parsed command line: which command and its options, checked before the store is touched. */
@@ -223,6 +230,15 @@ function seconds(values: OptionValues, name: string, min: number, max: number): 
   return n;
 }
 
+/** An optional whole number of days within [min, max]. */
+function days(values: OptionValues, name: string, min: number, max: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number of days from ${min} to ${max}`);
+  return n;
+}
+
 /** Parses argv (without node and script) into a runnable command; UsageError if it is malformed. */
 export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
   const [command, ...args] = argv;
@@ -239,6 +255,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         'challenge-delivery': { type: 'string' },
         'max-challenge-attempts': { type: 'string' },
         'email-link-url': { type: 'string' },
+        'event-retention-days': { type: 'string' },
       });
       const attempts = v['max-challenge-attempts'] as string | undefined;
       if (attempts !== undefined && !/^[0-9]{1,3}$/.test(attempts)) throw new UsageError('--max-challenge-attempts must be a whole number');
@@ -253,6 +270,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         challengeDelivery: v['challenge-delivery'] as string | undefined,
         maxChallengeAttempts: attempts === undefined ? undefined : Number(attempts),
         emailLinkUrl: v['email-link-url'] as string | undefined,
+        eventRetentionDays: days(v, 'event-retention-days', MIN_EVENT_RETENTION_DAYS, MAX_EVENT_RETENTION_DAYS),
       };
       if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
       return {
@@ -330,6 +348,19 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
           // Without options it only shows the current settings.
           const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds });
           return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p) };
+        },
+      };
+    }
+    case 'event-settings': {
+      const v = parse(args, { project: { type: 'string' }, 'event-retention-days': { type: 'string' } });
+      const projectId = required(v, 'project');
+      const eventRetentionDays = days(v, 'event-retention-days', MIN_EVENT_RETENTION_DAYS, MAX_EVENT_RETENTION_DAYS);
+      return {
+        command,
+        async run(deps) {
+          // Without options it only shows the current setting.
+          const p = await updateEventSettings(deps, projectId, { eventRetentionDays });
+          return { projectID: p._id, eventRetentionDays: eventRetentionDaysOf(p) };
         },
       };
     }

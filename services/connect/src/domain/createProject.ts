@@ -3,6 +3,7 @@ import { newId } from '../../../runtime/ids.js';
 import type { ProjectRecord } from '../store/projects.js';
 import { hashApiSecret, newApiSecret } from './apiSecrets.js';
 import { issueClientKey } from './issueClientKey.js';
+import { checkEventRetentionDays } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl, type Environment } from './projectRules.js';
 import { generateSigningKey } from './signingKeys.js';
@@ -24,6 +25,8 @@ export interface CreateProjectInput {
   maxChallengeAttempts?: number;
   /** Where email links point when a challenge names no linkUrl (on one of the origins). */
   emailLinkUrl?: string;
+  /** Days the project's ceremony events are kept (default 90). */
+  eventRetentionDays?: number;
 }
 
 /** The created project with the secrets that are shown once: the API secret and the client key. */
@@ -48,6 +51,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const challengeDelivery = normalizeChallengeDelivery(input.challengeDelivery);
   const maxChallengeAttempts = normalizeMaxChallengeAttempts(input.maxChallengeAttempts);
   const emailLinkUrl = normalizeEmailLinkUrl(input.emailLinkUrl, origins);
+  const eventRetentionDays = checkEventRetentionDays(input.eventRetentionDays);
   const projectId = newId('pro');
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
@@ -67,6 +71,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     challengeDelivery,
     maxChallengeAttempts,
     ...(emailLinkUrl ? { emailLinkUrl } : {}),
+    ...(eventRetentionDays !== undefined ? { eventRetentionDays } : {}),
     apiSecrets: [{ id: randomBytes(8).toString('hex'), hash: hashApiSecret(apiSecret), createdAt: now }],
     signingKeys: [await generateSigningKey(deps.masterKey, projectId, now)],
     clientKeyId: randomBytes(16).toString('base64url'),

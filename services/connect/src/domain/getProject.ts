@@ -1,5 +1,6 @@
 import { notFound } from '../../../runtime/errors.js';
 import type { ProjectRecord, UserVerification } from '../store/projects.js';
+import { eventRetentionDaysOf } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
 import { liveSigningKeys, type PublicJwk } from './signingKeys.js';
@@ -32,6 +33,8 @@ export interface ProjectPublicInfo {
   challengeDelivery: string;
   maxChallengeAttempts: number;
   emailLinkUrl: string;
+  /** Days the ceremony service keeps the project's ceremony events. */
+  eventRetentionDays: number;
 }
 
 export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string): Promise<ProjectPublicInfo> {
@@ -48,5 +51,6 @@ export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects' | 
     challengeDelivery: project.challengeDelivery ?? 'app',
     maxChallengeAttempts: project.maxChallengeAttempts ?? DEFAULT_MAX_CHALLENGE_ATTEMPTS,
     emailLinkUrl: project.emailLinkUrl ?? '',
+    eventRetentionDays: eventRetentionDaysOf(project),
   };
 }

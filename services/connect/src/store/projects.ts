@@ -47,6 +47,8 @@ export interface ProjectRecord {
   sessionLifetimeSeconds?: number;
   /** Lifetime of a session with refresh tokens in seconds, from sign-in (default 30 days). */
   refreshLifetimeSeconds?: number;
+  /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
+  eventRetentionDays?: number;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -76,6 +78,8 @@ export interface ProjectStore {
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
   updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number }, now: Date): Promise<ProjectRecord | null>;
+  /** Sets the event retention (when given); null if the project does not exist. */
+  updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   /**
    * Replaces the signing keys if the project still has exactly the keys `seenKids` (optimistic
    * concurrency: of two rotations at once only one wins, so neither drops the other's key). Null
@@ -134,6 +138,11 @@ export function mongoProjectStore(db: Db): ProjectStore {
       const set: Partial<ProjectRecord> = { updatedAt: now };
       if (settings.sessionLifetimeSeconds !== undefined) set.sessionLifetimeSeconds = settings.sessionLifetimeSeconds;
       if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updateEventSettings(projectId, settings, now) {
+      const set: Partial<ProjectRecord> = { updatedAt: now };
+      if (settings.eventRetentionDays !== undefined) set.eventRetentionDays = settings.eventRetentionDays;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
     replaceSigningKeys(projectId, seenKids, keys, now) {

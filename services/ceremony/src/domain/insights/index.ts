@@ -1,10 +1,10 @@
 /**
  * The insights module: detection and decision insights for appends and logins, client
  * environments and the ceremony event trail. Ceremonies use createInsightsService and the types;
- * main.ts adds insightsIndexes to the service's index plan.
+ * main.ts adds insightsIndexes (store/insightsIndexes.ts) to the service's index plan and closes
+ * the service on shutdown, so queued events are written.
  */
-export { createInsightsService, type InsightsOptions } from './insightsService.js';
-export { insightsIndexes } from './store.js';
+export { createInsightsService, type InsightsOptions, type InsightsRuntime } from './insightsService.js';
 export { clientEnvKey } from './clientEnvKey.js';
 export { parseUserAgent, osFamilyOf, type ParsedUserAgent } from './userAgent.js';
 export { APPEND_TAGS } from './appendDecision.js';

@@ -1,5 +1,21 @@
-/** InsightsService over MongoDB: gathers the facts (store + client), applies the pure rules, records decisions. */
+/**
+ * InsightsService over MongoDB: gathers the facts (the user's insights document + the client),
+ * applies the pure rules, records decisions and events.
+ *
+ * Store operations: forLogin is one findOneAndUpdate on the user's insights document (it records
+ * this environment's visit and returns the state before it, which is what the rules see);
+ * forAppend adds one update for its decision's history entry. Events go to the audit trail
+ * through a batching writer and never hold up the answer; append events also update the user's
+ * bounded append history (one update) before recordEvent resolves, so the next B2 sees them.
+ */
 import type { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { DomainError } from '../../../../runtime/errors.js';
+import { batchEventWrites, RetryLater, type BatchWriter } from '../../store/batchEventWrites.js';
+import { createCeremonyEventStore, type EventDoc } from '../../store/ceremonyEvents.js';
+import { isTransientStoreError } from '../../store/isTransientStoreError.js';
+import { createUserInsightsStore, type AppendHistoryEntry, type ClientEnvSnapshot, type UserInsightsState } from '../../store/userInsights.js';
+import { DEFAULT_EVENT_RETENTION_DAYS } from '../deps.js';
 import { decideAppend } from './appendDecision.js';
 import { readClientCapabilities, type ClientCapabilities } from './clientCapabilities.js';
 import { clientEnvKey } from './clientEnvKey.js';
@@ -8,7 +24,6 @@ import { computeHistoryData, type HistoryWindows } from './historyData.js';
 import { decideLogin } from './loginDecision.js';
 import { isFromThisEnv } from './passkeyLocation.js';
 import { assessRestrictedBrowser, type RestrictedBrowserVerdict } from './restrictedBrowser.js';
-import { createInsightsStore, type ClientEnvSnapshot, type EventDoc } from './store.js';
 import type { AppendInsights, AppendInsightsInput, CeremonyEvent, ClientContext, DetectionInsights, InsightsService, LoginInsights, LoginInsightsInput, PasskeySummary } from './types.js';
 import { parseUserAgent, type ParsedUserAgent } from './userAgent.js';
 
@@ -19,10 +34,27 @@ export interface InsightsOptions {
   pendingGraceMinutes?: number;
   /** A client environment first seen for the user less than this long ago still counts as new (default 60). */
   newEnvGraceSeconds?: number;
-  /** How many of the user's most recent append events history reads (default 1000). */
+  /** How many of the user's most recent append events are kept for history (default 50). */
   historyLimit?: number;
-  /** How many client environments clientEnvIds lists, most recently seen first (default 100). */
+  /** How many client environments are kept per user, the most recently seen (default 100); clientEnvIds lists them. */
   clientEnvLimit?: number;
+  /**
+   * Days a project's events are kept (the project's setting, from the project directory). A
+   * not_found answer means the default; any other failure is retried when the events are written.
+   */
+  eventRetentionDays?: (projectId: string) => Promise<number>;
+  /** Where lost events and retries are reported (default: nowhere). */
+  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** The event writer's batching (see batchEventWrites); tests shorten the pauses. */
+  eventBatching?: { maxBatch?: number; delayMs?: number; maxQueue?: number; backoffMs?: { first: number; max: number }; sleep?: (ms: number) => Promise<void> };
+}
+
+/** The service with the event writer's controls, for main.ts (shutdown) and tests. */
+export interface InsightsRuntime extends InsightsService {
+  /** Resolves when every event recorded so far is written. */
+  flush(): Promise<void>;
+  /** Writes what is queued; called on shutdown before the store closes. */
+  close(): Promise<void>;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -30,6 +62,8 @@ const DAY_MS = 24 * 3600 * 1000;
 const DECISION_LINK_MS = 10 * 60 * 1000;
 /** Longest failure reason kept: reasons are short codes, never response bodies. */
 const MAX_REASON_LENGTH = 200;
+const APPEND_EVENT_TYPES: ReadonlySet<string> = new Set(['append-started', 'append-succeeded', 'append-failed']);
+const silentLogger: Pick<Logger, 'warn' | 'error'> = { warn: () => undefined, error: () => undefined };
 
 interface Facts {
   capabilities: ClientCapabilities;
@@ -40,16 +74,27 @@ interface Facts {
   detection: DetectionInsights;
 }
 
-export function createInsightsService(db: Db, opts: InsightsOptions = {}): InsightsService {
-  const store = createInsightsStore(db);
+export function createInsightsService(db: Db, opts: InsightsOptions = {}): InsightsRuntime {
   const windows: HistoryWindows = {
     cooldownMs: nonNegative('cooldownDays', opts.cooldownDays, 7) * DAY_MS,
     pendingGraceMs: nonNegative('pendingGraceMinutes', opts.pendingGraceMinutes, 10) * 60_000,
     decisionLinkMs: DECISION_LINK_MS,
   };
   const newEnvGraceMs = nonNegative('newEnvGraceSeconds', opts.newEnvGraceSeconds, 60) * 1000;
-  const historyLimit = positiveInteger('historyLimit', opts.historyLimit, 1000);
+  const historyLimit = positiveInteger('historyLimit', opts.historyLimit, 50);
   const clientEnvLimit = positiveInteger('clientEnvLimit', opts.clientEnvLimit, 100);
+  const retentionOf = opts.eventRetentionDays ?? (async () => DEFAULT_EVENT_RETENTION_DAYS);
+  const users = createUserInsightsStore(db, { envLimit: clientEnvLimit, historyLimit });
+  const events = createCeremonyEventStore(db);
+  const writer: BatchWriter<EventDoc> = batchEventWrites<EventDoc>({
+    ...opts.eventBatching,
+    logger: opts.logger ?? silentLogger,
+    isTransient: isTransientStoreError,
+    write: async (batch) => {
+      await setExpiry(batch, retentionOf);
+      await events.insertMany(batch);
+    },
+  });
 
   async function gatherFacts(projectId: string, userId: string, client: ClientContext, passkeys: PasskeySummary[], now: Date): Promise<Facts> {
     assertValidDate(now);
@@ -57,13 +102,11 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
     const userAgent = parseUserAgent(client.userAgent ?? '');
     const restrictedBrowser = assessRestrictedBrowser(userAgent);
     const envKey = clientEnvKey(client);
-    const [clientEnvIds, firstSeen, events] = await Promise.all([
-      store.clientEnvKeysOf(projectId, userId, clientEnvLimit),
-      store.firstSeenInEnv(projectId, userId, envKey),
-      store.appendHistoryOf(projectId, userId, historyLimit),
-    ]);
-    const history = computeHistoryData(events, now, windows);
+    // The one store operation: this visit is recorded, the rules see the state before it.
+    const before = await users.visitEnv(projectId, userId, envKey, envSnapshot(client), now);
+    const history = computeHistoryData(historyEvents(before), now, windows);
     const envHasPasskey = passkeys.some((p) => isFromThisEnv(p, envKey));
+    const firstSeen = before.envs.find((e) => e.key === envKey)?.firstSeen ?? null;
     // Known: a passkey was made here, or the user was seen here before this request (the ceremony
     // may record the environment just before asking, hence the grace).
     const knownEnv = passkeys.some((p) => p.clientEnvKey === envKey) || (firstSeen !== null && firstSeen.getTime() <= now.getTime() - newEnvGraceMs);
@@ -74,7 +117,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
       envHasPasskey,
       history,
       passkeys,
-      clientEnvIds,
+      clientEnvIds: clientEnvIdsOf(before),
     });
     return { capabilities, userAgent, restrictedBrowser, envKey, envHasPasskey, detection };
   }
@@ -92,7 +135,10 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         history: facts.detection.historyData,
       });
       // Recorded so history can tell which later append starts were automatic or conditional.
-      await store.insertEvent({
+      await users.pushHistory(input.projectId, input.userId, [
+        { type: 'append-decided', at: input.now, situation: input.situation, auto: decision.auto, conditional: decision.conditional, restrictedBrowser: decision.isRestrictedBrowser },
+      ]);
+      await writer.add({
         projectId: input.projectId,
         userId: input.userId,
         type: 'append-decided',
@@ -126,7 +172,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
     async recordClientEnv(projectId, userId, client, now) {
       assertValidDate(now);
       const key = clientEnvKey(client);
-      await store.upsertClientEnv(projectId, userId, key, envSnapshot(client), now);
+      await users.visitEnv(projectId, userId, key, envSnapshot(client), now);
       return key;
     },
 
@@ -149,13 +195,60 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         const restricted = assessRestrictedBrowser(parseUserAgent(event.client.userAgent ?? '')).restricted;
         doc.client = auditClient(event.client, clientEnvKey(event.client), restricted);
       }
-      await store.insertEvent(doc);
+      // History is what the next append start decides on, so it is updated before this resolves.
+      if (event.userId && APPEND_EVENT_TYPES.has(event.type)) {
+        await users.pushHistory(event.projectId, event.userId, [historyEntryOf(doc)]);
+      }
+      await writer.add(doc);
     },
 
     async forgetUser(projectId, userId) {
-      await store.forgetUser(projectId, userId);
+      // Events of the user still queued would otherwise be written after the deletion.
+      await writer.flush();
+      await events.forgetUser(projectId, userId);
+      await users.forgetUser(projectId, userId);
     },
+
+    flush: () => writer.flush(),
+    close: () => writer.close(),
   };
+}
+
+/** History entries newest first, as the events collection used to return them. */
+function historyEvents(state: UserInsightsState): AppendHistoryEntry[] {
+  return [...state.history].reverse();
+}
+
+/** The user's environments, most recently seen first (ties: by key, so the order is stable). */
+function clientEnvIdsOf(state: UserInsightsState): string[] {
+  return [...state.envs].sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((e) => e.key);
+}
+
+/** What history keeps of an append event (see historyData.ts). */
+function historyEntryOf(doc: EventDoc): AppendHistoryEntry {
+  const entry: AppendHistoryEntry = { type: doc.type as AppendHistoryEntry['type'], at: doc.at, restrictedBrowser: doc.client?.restrictedBrowser === true };
+  if (doc.situation !== undefined) entry.situation = doc.situation;
+  if (doc.processId !== undefined) entry.processId = doc.processId;
+  return entry;
+}
+
+/**
+ * Each event expires its project's retention after it happened. Projects are asked once per
+ * batch (the directory caches them); a project that no longer exists gets the default.
+ */
+async function setExpiry(batch: EventDoc[], retentionOf: (projectId: string) => Promise<number>): Promise<void> {
+  const days = new Map<string, number>();
+  for (const projectId of new Set(batch.filter((d) => !d.expiresAt).map((d) => d.projectId))) {
+    try {
+      days.set(projectId, await retentionOf(projectId));
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'not_found') days.set(projectId, DEFAULT_EVENT_RETENTION_DAYS);
+      else throw new RetryLater(`the retention of project ${projectId} could not be read`, { cause: err });
+    }
+  }
+  for (const doc of batch) {
+    if (!doc.expiresAt) doc.expiresAt = new Date(doc.at.getTime() + (days.get(doc.projectId) ?? DEFAULT_EVENT_RETENTION_DAYS) * DAY_MS);
+  }
 }
 
 /** The environment's descriptive fields, refreshed on every visit (the newest snapshot wins). */
@@ -168,7 +261,7 @@ function envSnapshot(client: ClientContext): ClientEnvSnapshot {
     os: { name: ua.osName || device?.osName || '', version: ua.osVersion || device?.osVersion || '' },
     browser: { name: ua.browserName || device?.browserName || '', version: ua.browserVersion || device?.browserVersion || '', type: ua.browserType },
     restrictedBrowser: assessRestrictedBrowser(ua).restricted,
-    capabilities: readClientCapabilities(client),
+    capabilities: { ...readClientCapabilities(client) },
   };
 }
 

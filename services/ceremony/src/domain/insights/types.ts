@@ -145,10 +145,16 @@ export interface CeremonyEvent {
 
 /** What the ceremonies call; implemented by the insights module over its own collections. */
 export interface InsightsService {
+  /** B2's insights; records the client environment's visit and the decision (the rules see the state before this request). */
   forAppend(input: AppendInsightsInput): Promise<AppendInsights>;
+  /** B4's insights; records the client environment's visit (the rules see the state before this request). */
   forLogin(input: LoginInsightsInput): Promise<LoginInsights>;
   /** Records (or refreshes) the client environment for the user; returns its key for PasskeySummary.clientEnvKey. */
   recordClientEnv(projectId: string, userId: string, client: ClientContext, now: Date): Promise<string>;
+  /**
+   * Records the event for the audit trail without waiting for it to be written (unless too many
+   * wait already). An append event of a user also enters the user's history before this resolves.
+   */
   recordEvent(event: CeremonyEvent): Promise<void>;
   /** Drops everything kept about a user (user deletion). */
   forgetUser(projectId: string, userId: string): Promise<void>;
