@@ -11,7 +11,7 @@ import { ProjectDirectory } from './auth/projectDirectory.js';
 import { discoverServices } from './discoverServices.js';
 import { originChecker } from './originChecker.js';
 import { buildRouteTable } from './routeTable.js';
-import { createGateway } from './server.js';
+import { createGateway, DEFAULT_CONNECTION_LIMITS } from './server.js';
 import { createUpstreams } from './upstreams.js';
 
 const env = new EnvReader();
@@ -28,6 +28,11 @@ const config = {
   // Public base URLs, listed as servers in the API reference (/openapi.json); optional.
   frontendApiUrl: env.optional('FRONTEND_API_URL'),
   backendApiUrl: env.optional('BACKEND_API_URL'),
+  limits: {
+    headersTimeoutMs: env.int('HEADERS_TIMEOUT_SECONDS', DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000, 1, 600) * 1000,
+    requestTimeoutMs: env.int('REQUEST_TIMEOUT_SECONDS', DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000, 1, 3600) * 1000,
+    maxConnections: env.int('MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 1, 1_000_000),
+  },
 };
 const logger = createLogger('gateway');
 try {
@@ -50,6 +55,7 @@ try {
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     trustForwardedFor: config.trustForwardedFor,
     openApi: { servers: { frontend: config.frontendApiUrl, backend: config.backendApiUrl } },
+    limits: config.limits,
   });
   const frontendPort = await listen(servers.frontend, config.frontendPort, config.host);
   const backendPort = await listen(servers.backend, config.backendPort, config.host);

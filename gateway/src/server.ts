@@ -11,6 +11,8 @@ import { Histogram, type Registry } from 'prom-client';
 import type { BasicAuthenticator } from './auth/basicAuth.js';
 import { identityHeaders, projectFromHost, type BearerAuthenticator, type Principal } from './auth/bearerAuth.js';
 import type { ProjectDirectory, ProjectInfo } from './auth/projectDirectory.js';
+import { canonicalOrigin } from '../../services/runtime/canonicalOrigin.js';
+import { answerClientError } from './answerClientError.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { errorRsp, fromConnectError, genericRsp, HttpError } from './errorResponse.js';
 import { decodeMessage, encodeMessage, JsonShapeError, queryToJson } from './jsonCodec.js';
@@ -37,7 +39,20 @@ export interface GatewayDeps {
   trustForwardedFor: boolean;
   /** Public URLs for the API reference (/openapi.json, /docs); optional. */
   openApi?: OpenApiOptions;
+  /** Defaults to DEFAULT_CONNECTION_LIMITS. */
+  limits?: ConnectionLimits;
 }
+
+/** How long a client may take to send its request, and how many connections a listener holds. */
+export interface ConnectionLimits {
+  /** Until the request's headers are complete. */
+  headersTimeoutMs: number;
+  /** Until the whole request, body included, is received (a body trickled byte by byte ends here). */
+  requestTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 10_000 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -51,13 +66,29 @@ export function createGateway(deps: GatewayDeps): Record<Listener, Server> {
     registers: [deps.registry],
   });
   const docs = createApiDocs(deps.routes, deps.openApi);
-  const make = (listener: Listener) =>
-    createServer((req, res) => {
+  const limits = deps.limits ?? DEFAULT_CONNECTION_LIMITS;
+  const make = (listener: Listener) => {
+    const server = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        // Node checks both time-outs on this interval (30 s by default, which would let a slow
+        // client keep its connection up to 30 s past them).
+        connectionsCheckingInterval: Math.min(1000, limits.requestTimeoutMs),
+      },
+      (req, res) => {
       void handle(listener, req, res, deps, duration, docs).catch((err) => {
         deps.logger.error({ err }, 'unhandled gateway error');
         if (!res.headersSent) res.writeHead(500).end();
       });
-    });
+      },
+    );
+    // Past the cap, new connections are closed at once, so a flood of idle or slow connections
+    // cannot take every file descriptor.
+    server.maxConnections = limits.maxConnections;
+    server.on('clientError', answerClientError);
+    return server;
+  };
   return { frontend: make('frontend'), backend: make('backend') };
 }
 
@@ -134,7 +165,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
     const response = await transport.unary(route.method as DescMethodUnary, undefined, deps.upstreamTimeoutMs, headers, message);
 
     if (route.noContent) {
-      await addCors(res, origin, project, requestId, deps);
+      await addCors(req, res, origin, project, requestId, deps);
       res.writeHead(204).end();
       return;
     }
@@ -146,7 +177,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
       const inner = (response.message as Record<string, unknown>)[field.localName];
       body = inner ? encodeMessage(field.message, inner as never) : {};
     } else body = encodeMessage(route.method.output, response.message);
-    await addCors(res, origin, project, requestId, deps);
+    await addCors(req, res, origin, project, requestId, deps);
     sendJson(res, 200, body);
   } catch (err) {
     const httpError =
@@ -157,7 +188,7 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
           : fromConnectError(err);
     status = httpError.status;
     if (status >= 500) deps.logger.error({ requestId, err }, 'request failed');
-    await addCors(res, origin, project, requestId, deps).catch(() => undefined);
+    await addCors(req, res, origin, project, requestId, deps).catch(() => undefined);
     for (const [k, v] of Object.entries(httpError.headers)) res.setHeader(k, v);
     if (status === 413) res.setHeader('connection', 'close');
     sendJson(res, status, errorRsp(status, httpError.body, requestId, runtime()));
@@ -170,16 +201,30 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
   }
 }
 
-async function addCors(res: ServerResponse, origin: string | undefined, project: ProjectInfo | null, requestId: string, deps: GatewayDeps): Promise<void> {
-  if (!origin) return;
-  const allowed = project ? project.origins.includes(origin) : await deps.originAllowedAnywhere(origin, requestId);
-  if (allowed) for (const [k, v] of Object.entries(corsHeaders(origin))) res.setHeader(k, v);
+/**
+ * CORS headers on an answer (success or error) only for an origin, in its exact browser spelling,
+ * that the request's own project allows: the project it authenticated as, else the one its host
+ * or X-Corbado-ProjectID names. An answer that belongs to no project carries none.
+ */
+async function addCors(req: IncomingMessage, res: ServerResponse, origin: string | undefined, project: ProjectInfo | null, requestId: string, deps: GatewayDeps): Promise<void> {
+  if (!origin || canonicalOrigin(origin) === null) return;
+  const own = project ?? (await namedProject(req, requestId, deps));
+  if (own?.origins.includes(origin)) for (const [k, v] of Object.entries(corsHeaders(origin))) res.setHeader(k, v);
+}
+
+/** The project a request names (host, else X-Corbado-ProjectID), or null. */
+async function namedProject(req: IncomingMessage, requestId: string, deps: GatewayDeps): Promise<ProjectInfo | null> {
+  const header = req.headers['x-corbado-projectid'];
+  const named = projectFromHost(req.headers.host) ?? (typeof header === 'string' ? header : undefined);
+  if (!named || !/^pro-[0-9]{1,30}$/.test(named)) return null;
+  return deps.directory.get(named, requestId);
 }
 
 async function preflight(req: IncomingMessage, res: ServerResponse, path: string, origin: string | undefined, requestId: string, deps: GatewayDeps): Promise<number> {
   const methods = deps.routes.filter((r) => r.listener === 'frontend' && r.pattern.test(path)).map((r) => r.httpMethod);
   if (methods.length === 0) throw new HttpError(404, { type: 'route_not_found', details: `there is no endpoint at ${path}` });
   if (!origin) throw new HttpError(400, { type: 'cors_origin_missing', details: 'a preflight request needs an Origin header' });
+  if (canonicalOrigin(origin) === null) throw new HttpError(403, { type: 'cors_origin_not_allowed', details: `origin ${origin} is not allowed by this project` });
   const hostProject = projectFromHost(req.headers.host);
   const allowed = hostProject
     ? ((await deps.directory.get(hostProject, requestId))?.origins.includes(origin) ?? false)

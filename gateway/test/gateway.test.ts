@@ -8,7 +8,7 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createRouterTransport, type ServiceImpl } from '@connectrpc/connect';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -138,6 +138,7 @@ beforeAll(async () => {
     },
     upstreamTimeoutMs: 5000,
     trustForwardedFor: false,
+    limits: { headersTimeoutMs: 1000, requestTimeoutMs: 1000, maxConnections: 40 },
   });
   frontend = servers.frontend;
   backend = servers.backend;
@@ -538,11 +539,34 @@ describe('/v2/session-config (bearer, client)', () => {
     expect(r.headers['www-authenticate']).toContain('error="invalid_token"');
   });
 
-  it('401 without credentials, readable by an allowed origin', async () => {
-    const r = await call('frontend', 'GET', '/v2/session-config', { headers: { origin: APP_ORIGIN } });
+  it('401 without credentials, readable by an origin the named project allows; by nobody when no project is named', async () => {
+    const r = await call('frontend', 'GET', '/v2/session-config', { headers: { origin: APP_ORIGIN, host: 'pro-123.localhost' } });
     expectErrorRsp(r, 401, 'missing_credentials');
     expect(r.headers['www-authenticate']).toBe('Bearer realm="passkeyauth frontend API"');
     expect(r.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    // The answer belongs to no project: no project's origins may read it.
+    const unnamed = await call('frontend', 'GET', '/v2/session-config', { headers: { origin: APP_ORIGIN } });
+    expectErrorRsp(unnamed, 401, 'missing_credentials');
+    expect(unnamed.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("error answers carry CORS headers only for the request's own project and the exact origin spelling", async () => {
+    const other = projects.projects.get('pro-456')!;
+    const otherOrigin = other.origins[0];
+    expect(otherOrigin).toBeDefined();
+    expect(projects.projects.get('pro-123')!.origins).not.toContain(otherOrigin);
+    // An origin only another project allows reads nothing of pro-123's answers.
+    const foreign = await call('frontend', 'GET', '/v2/session-config', { headers: { origin: otherOrigin, host: 'pro-123.localhost' } });
+    expect(foreign.status).toBe(401);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    // Spellings no browser sends match nothing, on answers and on preflights.
+    for (const spelling of [APP_ORIGIN.toUpperCase().replace('HTTPS://', 'https://'), `${APP_ORIGIN}/`]) {
+      const r = await call('frontend', 'GET', '/v2/session-config', { headers: { origin: spelling, host: 'pro-123.localhost' } });
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+      const pre = await call('frontend', 'OPTIONS', '/v2/session-config', { headers: { origin: spelling, 'access-control-request-method': 'GET' } });
+      expectErrorRsp(pre, 403, 'cors_origin_not_allowed');
+      expect(pre.headers['access-control-allow-origin']).toBeUndefined();
+    }
   });
 
   it('401 project_mismatch when the host and the header disagree', async () => {
@@ -617,5 +641,76 @@ describe('operations endpoints', () => {
 
   it('only GET reaches the operations endpoints', async () => {
     expect((await call('backend', 'POST', '/healthz', { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+  });
+});
+
+describe('requests the HTTP parser refuses, slow clients, the connection cap', () => {
+  /** Sends raw bytes (optionally in timed pieces) and returns everything the gateway answers. */
+  function raw(pieces: (string | number)[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(ports.frontend, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString()));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answer));
+      void (async () => {
+        for (const piece of pieces) {
+          if (typeof piece === 'number') await new Promise((r) => setTimeout(r, piece));
+          else if (!socket.destroyed) socket.write(piece);
+        }
+      })();
+    });
+  }
+
+  function parsed(answer: string): { status: number; body: Record<string, any> } {
+    const [head, body] = answer.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), body: JSON.parse(body) as Record<string, any> };
+  }
+
+  it('answers oversized headers with 431 errorRsp', async () => {
+    const r = parsed(await raw([`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]));
+    expect(r.status).toBe(431);
+    expect(r.body).toMatchObject({ httpStatusCode: 431, message: 'Request Header Fields Too Large', error: { type: 'headers_too_large' } });
+    expect(r.body.requestData.requestID).toMatch(/^req-/);
+  });
+
+  it('answers Content-Length with Transfer-Encoding, and bad chunking, with 400 errorRsp', async () => {
+    const both = parsed(await raw(['POST /v2/session-config HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n']));
+    expect(both.status).toBe(400);
+    expect(both.body).toMatchObject({ httpStatusCode: 400, error: { type: 'malformed_request' } });
+    const chunks = parsed(await raw(['POST /v2/session-config HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n']));
+    expect(chunks.status).toBe(400);
+    expect(chunks.body.error.type).toBe('malformed_request');
+  });
+
+  it('ends a body trickled byte by byte at the request time-out with 408 errorRsp', async () => {
+    const started = Date.now();
+    const trickle: (string | number)[] = ['POST /v2/connect/login/init HTTP/1.1\r\nHost: x\r\nX-Corbado-ProjectID: pro-123\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n'];
+    for (let i = 0; i < 40; i++) trickle.push(200, ' ');
+    const r = parsed(await raw(trickle));
+    expect(r.status).toBe(408);
+    expect(r.body).toMatchObject({ httpStatusCode: 408, message: 'Request Timeout', error: { type: 'request_timeout' } });
+    // Cut off long before the 40 × 200 ms the client meant to take (not a timing bound on the gateway).
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
+  it('closes connections past the cap at once, and serves again when they are gone', async () => {
+    const open: Socket[] = [];
+    for (let i = 0; i < 40; i++) {
+      const s = connect(ports.frontend, '127.0.0.1');
+      await new Promise((r) => s.once('connect', r));
+      open.push(s);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const extra = connect(ports.frontend, '127.0.0.1');
+    const closed = await new Promise<boolean>((resolve) => {
+      extra.on('close', () => resolve(true));
+      extra.on('error', () => resolve(true));
+      setTimeout(() => resolve(false), 3000);
+    });
+    expect(closed).toBe(true);
+    for (const s of open) s.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await call('frontend', 'GET', '/healthz')).status).toBe(200);
   });
 });

@@ -1,5 +1,5 @@
 import type { ProjectDeps } from './projectDeps.js';
-import { normalizeOrigin } from './projectRules.js';
+import { canonicalOrigin } from '../../../runtime/canonicalOrigin.js';
 
 /**
  * Whether any project lists the origin, for CORS preflights that do not name a project. The answer
@@ -7,11 +7,7 @@ import { normalizeOrigin } from './projectRules.js';
  * because browsers send whatever page they are on.
  */
 export async function isOriginAllowed(deps: Pick<ProjectDeps, 'projects'>, origin: string): Promise<boolean> {
-  let normalized: string;
-  try {
-    normalized = normalizeOrigin(origin);
-  } catch {
-    return false;
-  }
-  return deps.projects.anyAllowsOrigin(normalized);
+  // Only the exact spelling browsers send matches the (normalized) stored origins.
+  const exact = canonicalOrigin(origin);
+  return exact !== null && deps.projects.anyAllowsOrigin(exact);
 }
