@@ -9,14 +9,23 @@ export const CEREMONY_STEPS: Record<string, string> = {
   challenge: 'B1 + PATCH',
 };
 
-const num = (v: number | null | undefined, digits = 1) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
+const num = (v: number | null | undefined, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));
 
 function row(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 }
 
+/**
+ * CPU milliseconds per finished ceremony (successes and errors, like the store operations and RPCs
+ * per ceremony), so a run that only failed still shows what each attempt cost.
+ */
+export function msPerCeremony(cpuSeconds: number, r: LoopResult): number {
+  const attempts = r.ceremonies + r.errors;
+  return attempts > 0 ? (cpuSeconds / attempts) * 1000 : NaN;
+}
+
 function loopRow(label: string, r: LoopResult, cpuSeconds: number): string[] {
-  return [label, num(r.perSecond), num(r.latency.p50), num(r.latency.p90), num(r.latency.p99), num(r.latency.max), String(r.ceremonies), String(r.errors), num((cpuSeconds / r.ceremonies) * 1000, 2)];
+  return [label, num(r.perSecond), num(r.latency.p50), num(r.latency.p90), num(r.latency.p99), num(r.latency.max), String(r.ceremonies), String(r.errors), num(msPerCeremony(cpuSeconds, r), 2)];
 }
 
 export function stackCpuSeconds(run: StackRun): number {
@@ -33,16 +42,16 @@ export function formatScenario(r: ScenarioResult): string {
   if (r.baseline) {
     out.push(row(loopRow('baseline', r.baseline, r.baseline.cpuSeconds), w1));
     const b = r.baseline;
-    const cpuRatio = stackCpuSeconds(s) / s.ceremonies / (b.cpuSeconds / b.ceremonies);
+    const cpuRatio = msPerCeremony(stackCpuSeconds(s), s) / msPerCeremony(b.cpuSeconds, b);
     out.push(`stack / baseline: ${num(s.perSecond / b.perSecond, 3)} x ceremonies/s, ${num(s.latency.p50 / b.latency.p50, 2)} x p50, ${num(cpuRatio, 2)} x CPU per ceremony`);
   }
   out.push('');
   const w2 = [10, 8, 12, 12, 15, 10];
   out.push(row(['process', 'CPU s', 'CPU ms/cer.', 'peak RSS MB', 'store ops/cer.', 'RPCs/cer.'], w2));
-  for (const p of s.processes) out.push(row([p.name, num(p.cpuSeconds, 2), num((p.cpuSeconds / s.ceremonies) * 1000, 2), num(p.peakRssMb, 0), num(p.storeOpsPerCeremony, 2), num(p.rpcsPerCeremony, 2)], w2));
+  for (const p of s.processes) out.push(row([p.name, num(p.cpuSeconds, 2), num(msPerCeremony(p.cpuSeconds, s), 2), num(p.peakRssMb, 0), num(p.storeOpsPerCeremony, 2), num(p.rpcsPerCeremony, 2)], w2));
   const cpu = stackCpuSeconds(s);
-  out.push(row(['total', num(cpu, 2), num((cpu / s.ceremonies) * 1000, 2), '', num(s.storeOpsPerCeremony, 2), num(s.rpcsPerCeremony, 2)], w2));
-  out.push(row(['driver', num(s.driverCpuSeconds, 2), num((s.driverCpuSeconds / s.ceremonies) * 1000, 2), num(s.driverPeakRssMb, 0), '', ''], w2));
+  out.push(row(['total', num(cpu, 2), num(msPerCeremony(cpu, s), 2), '', num(s.storeOpsPerCeremony, 2), num(s.rpcsPerCeremony, 2)], w2));
+  out.push(row(['driver', num(s.driverCpuSeconds, 2), num(msPerCeremony(s.driverCpuSeconds, s), 2), num(s.driverPeakRssMb, 0), '', ''], w2));
   for (const p of s.processes) {
     const ops = breakdown(p.storeOpsBy);
     const rpcs = breakdown(p.rpcsBy);
