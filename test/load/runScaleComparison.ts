@@ -13,7 +13,7 @@ import type { ScenarioPlan } from './defineScenarios.js';
 import { measureStackRun, type LoopOptions, type Probe } from './measureScenario.js';
 import { SCALE_BASE } from './parseBenchArgs.js';
 import { performLogin } from './performLogin.js';
-import { readMemoryMb } from './readProcessStats.js';
+import { readCpuSeconds, readMemoryMb } from './readProcessStats.js';
 import { clientInformationFor, createUser, appendPasskey, type BenchTarget, type PasskeyUser } from './registerPasskeyUser.js';
 import { createSeeder, readTemplate } from './seedPasskeys.js';
 import type { BenchStack } from './startBenchStack.js';
@@ -58,6 +58,8 @@ export async function runScaleComparison(o: ScaleOptions): Promise<ScaleResult> 
     const t0 = Date.now();
     const baseUsers = await seeder.seed(0, firstCount, baseIndexes);
     let seedMs = Date.now() - t0;
+    const baseStorePid = o.stack?.embeddedStore ? o.probe().pids.mongo : undefined;
+    if (baseStorePid) await waitForIdle(baseStorePid);
     const check = [...baseUsers.values()][0];
     await performLogin(target, check, 'bench-seed-check');
     const seedCheck = `login (B4 + B5) of seeded user ${check.userID} with passkey ${check.credential.id.slice(0, 12)}… succeeded`;
@@ -71,6 +73,7 @@ export async function runScaleComparison(o: ScaleOptions): Promise<ScaleResult> 
     const scaledIndexes = spread(firstCount, o.passkeys - 1);
     const scaledUsers = await seeder.seed(firstCount, o.passkeys - 1, scaledIndexes);
     seedMs += Date.now() - t1;
+    if (storePid) o.say(`scale: store settled ${(await waitForIdle(storePid)).toFixed(1)} s after seeding`);
     const rssAfter = storePid ? readMemoryMb(storePid)?.current : undefined;
     const stored = await db.collection('credentials').countDocuments({ projectId: project.projectID });
     o.say(`scale: ${stored.toLocaleString('en-US')} passkeys stored in project ${project.projectID}; measuring…`);
@@ -91,6 +94,23 @@ export async function runScaleComparison(o: ScaleOptions): Promise<ScaleResult> 
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Waits until the store process is idle (under 20 % of a core for a second, at most two minutes):
+ * the embedded store writes a snapshot of its journal after bulk inserts, and measuring during that
+ * would time the snapshot, not the logins. Returns the seconds waited.
+ */
+async function waitForIdle(pid: number): Promise<number> {
+  const started = Date.now();
+  let last = readCpuSeconds(pid);
+  while (last !== null && Date.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = readCpuSeconds(pid);
+    if (now === null || now - last < 0.2) break;
+    last = now;
+  }
+  return (Date.now() - started) / 1000;
 }
 
 /** Logins of the given users, one per virtual user. */
