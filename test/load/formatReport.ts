@@ -28,8 +28,10 @@ function loopRow(label: string, r: LoopResult, cpuSeconds: number): string[] {
   return [label, num(r.perSecond), num(r.latency.p50), num(r.latency.p90), num(r.latency.p99), num(r.latency.max), String(r.ceremonies), String(r.errors), num(msPerCeremony(cpuSeconds, r), 2)];
 }
 
+/** CPU of the stack's processes in the window; NaN when none could be read (--url). */
 export function stackCpuSeconds(run: StackRun): number {
-  return run.processes.reduce((sum, p) => sum + (Number.isNaN(p.cpuSeconds) ? 0 : p.cpuSeconds), 0);
+  const read = run.processes.filter((p) => !Number.isNaN(p.cpuSeconds));
+  return read.length ? read.reduce((sum, p) => sum + p.cpuSeconds, 0) : NaN;
 }
 
 export function formatScenario(r: ScenarioResult): string {
