@@ -52,6 +52,20 @@ async function httpReady(url: string): Promise<boolean> {
 const node = (entry: string) => ({ command: process.execPath, args: ['--import', 'tsx', entry] });
 
 /**
+ * The embedded MongoDB-compatible store (used when MONGODB_URI is not set), journaling to
+ * `dataDir`; ready once it prints the URI it listens on.
+ */
+export function embeddedMongoProcess(opts: { port: number; dataDir: string }): ProcessSpec {
+  const launch = node('deploy/local/embedded-mongo/src/cli.ts');
+  return {
+    name: 'mongo',
+    command: launch.command,
+    args: [...launch.args, '--port', String(opts.port), '--data-dir', opts.dataDir],
+    ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
+  };
+}
+
+/**
  * maildev, the local mail catcher: an SMTP server that keeps every message and shows it in a web
  * inbox (REST API at /email). Bound to 127.0.0.1 only, since it accepts mail from anyone who can
  * reach it. Messages are kept in `mailDirectory`, so the inbox survives restarts.

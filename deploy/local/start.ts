@@ -12,7 +12,7 @@ import { authenticateBackend } from '../../services/connect/src/domain/authentic
 import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
-import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
+import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
 const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'] };
@@ -44,12 +44,7 @@ const mailPorts = {
 try {
   let mongodbUri = process.env.MONGODB_URI;
   if (!mongodbUri) {
-    await supervisor.start({
-      name: 'mongo',
-      command: process.execPath,
-      args: ['--import', 'tsx', 'deploy/local/embedded-mongo/src/cli.ts', '--port', String(mongoPort), '--data-dir', '.data/mongo'],
-      ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
-    });
+    await supervisor.start(embeddedMongoProcess({ port: mongoPort, dataDir: '.data/mongo' }));
     mongodbUri = `mongodb://127.0.0.1:${mongoPort}/passkeyauth`;
   }
   let smtpUrl = process.env.SMTP_URL;

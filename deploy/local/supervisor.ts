@@ -69,6 +69,11 @@ export class Supervisor {
     throw new Error(`${spec.name} was not ready after ${timeoutMs} ms`);
   }
 
+  /** The operating-system pid of the named process while it runs (for resource measurements, e.g. `npm run bench`). */
+  pidOf(name: string): number | undefined {
+    return this.children.get(name)?.pid;
+  }
+
   /** Stops one process and keeps it stopped (to test how the others cope). */
   async stopOne(name: string): Promise<void> {
     this.held.add(name);

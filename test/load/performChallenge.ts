@@ -1,0 +1,18 @@
+/**
+ * The challenge ceremony: B1 creates an email OTP for the user, then PATCH verifies it. The code is
+ * taken from B1's answer (its `value` field), which is exactly what the application backend gets
+ * under the default "app" challenge delivery: the application sends the code itself and checks what
+ * the user typed. Nothing is read from the store.
+ */
+import { backendClientInformation } from '../e2e/stack.js';
+import { expectOk } from './createJsonClient.js';
+import type { BenchTarget } from './registerPasskeyUser.js';
+
+export async function performChallenge(target: BenchTarget, userID: string, identifierValue: string): Promise<void> {
+  const created = await expectOk(
+    'B1 create challenge',
+    target.client.call('POST', `/v2/users/${userID}/challenges`, { challengeType: 'email_otp', identifierValue, clientInformation: backendClientInformation }),
+  );
+  const verified = await expectOk('PATCH verify challenge', target.client.call('PATCH', `/v2/users/${userID}/challenges/${created.challengeID}`, { value: created.value }));
+  if (verified.status !== 'completed') throw new Error(`PATCH verify challenge: status ${JSON.stringify(verified.status)}, expected "completed"`);
+}
