@@ -20,7 +20,7 @@ const TEMPLATE_QUERIES: Record<string, (projectId: string, userId: string) => Do
   users: (projectId, userId) => ({ _id: userId, projectId }),
   webauthn_users: (projectId, userId) => ({ projectId, userId }),
   credentials: (projectId, userId) => ({ projectId, userId }),
-  client_envs: (projectId, userId) => ({ projectId, userIds: userId }),
+  user_insights: (projectId, userId) => ({ projectId, userId }),
   ceremony_events: (projectId, userId) => ({ projectId, userId }),
 };
 
@@ -128,6 +128,8 @@ export function createSeeder(db: Db, template: Template, origin: string, tag: st
               [template.credentialRecordId, seedId('cre')],
               [template.credentialId, credentialId],
               [template.envKey, envKey],
+              // Passkeys keep their user handle as base64url too.
+              [template.handle.toString('base64url'), handle.toString('base64url')],
             ],
             binaries: [
               [template.handle, new Binary(handle)],
