@@ -36,7 +36,7 @@ try {
   }
   const after = settled();
   const per = (k: keyof NodeJS.MemoryUsage) => ((after[k] - before[k]) / total).toFixed(0);
-  console.log(`${total} credential documents: per document rss ${per('rss')} B, heapUsed ${per('heapUsed')} B, external ${per('external')} B (arrayBuffers ${per('arrayBuffers')} B)`);
+  console.log(`${total} credential documents: per document rss ${per('rss')} B, heapTotal ${per('heapTotal')} B, heapUsed ${per('heapUsed')} B, external ${per('external')} B (arrayBuffers ${per('arrayBuffers')} B)`);
 } finally {
   await client.close();
   await store.stop();
