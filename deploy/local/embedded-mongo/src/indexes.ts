@@ -110,10 +110,6 @@ export class Index {
     this.tree.clear();
   }
 
-  get entryCount(): number {
-    return this.tree.size;
-  }
-
   /** The document id at the end of an entry: what follows the encoded values of every field. */
   idOf(entry: string): string {
     let p = 0;
