@@ -85,8 +85,10 @@ function planIndex(index: Index, conditions: Map<string, unknown[]>, sortFields:
   const k = bindings.length;
   const next = index.fields[k];
   const range = next === undefined ? null : rangeOf(conditions.get(next) ?? [], index.multikeyFields[k]);
-  // The sort, less the fields fixed by equality, must be exactly the next field for the scan to yield it in order.
-  const boundPaths = new Set(index.fields.slice(0, k));
+  // The sort, less the fields fixed by equality, must be exactly the next field for the scan to
+  // yield it in order. An array field is not fixed by equality: `{tags: 'a'}` matches documents
+  // whose arrays sort by other elements.
+  const boundPaths = new Set(index.fields.slice(0, k).filter((_, i) => !index.multikeyFields[i]));
   const residualSort = sortFields.filter((s) => !boundPaths.has(s.path));
   const sortsByNext =
     residualSort.length === 1 && residualSort[0].path === next && combos === 1 && !index.multikeyFields[k] && Math.abs(residualSort[0].dir) === 1;

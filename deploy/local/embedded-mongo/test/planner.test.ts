@@ -225,6 +225,19 @@ describe('multikey fields', () => {
     expect((await m.find({ projectId: 'p' }).sort({ nums: 1 }).limit(2).toArray()).map((d) => d._id)).toEqual(['c', 'a']);
     expect((await m.find({ projectId: 'p' }).sort({ nums: -1 }).limit(2).toArray()).map((d) => d._id)).toEqual(['a', 'd']);
   });
+
+  it('sorts by an array field that the filter pins to one element by the whole array', async () => {
+    const m = coll('plan_multikey_pinned');
+    await m.createIndex({ tags: 1 });
+    await m.insertMany([
+      { _id: 'late', tags: ['k', 'z'] },
+      { _id: 'early', tags: ['a', 'k'] },
+      { _id: 'other', tags: ['b'] },
+    ]);
+    // Both match `tags: 'k'`, but they sort by their smallest (or largest) element, not by 'k'.
+    expect((await m.find({ tags: 'k' }).sort({ tags: 1 }).limit(1).toArray()).map((d) => d._id)).toEqual(['early']);
+    expect((await m.find({ tags: 'k' }).sort({ tags: -1 }).limit(1).toArray()).map((d) => d._id)).toEqual(['late']);
+  });
 });
 
 describe('explain output', () => {
