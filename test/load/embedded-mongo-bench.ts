@@ -1,27 +1,36 @@
 /**
  * Benchmark of the embedded store through the official driver, from a separate process:
- *   npm run bench:embedded-mongo -- [--sizes 1000,1000000] [--seconds 5] [--concurrency 8] [--memory]
+ *   npm run bench:embedded-mongo -- [--sizes 1000,1000000] [--credentials 100000,1000000]
+ *     [--seconds 5] [--concurrency 8] [--memory]
  * For each collection size it loads that many documents (unique index on `key`), then prints
  * operations per second for insertOne + findOne by the indexed key, and for findOneAndUpdate.
+ * For each --credentials size it loads credential-shaped documents that all share one
+ * `projectId` (the services' compound indexes all start with it), prints lookups per second by
+ * `{projectId, credentialId}` and by `{projectId, userId}` with a limit (which stay flat as the
+ * size grows only if the index is used beyond its first field), and the store's resident memory
+ * per document (from /proc, so Linux only).
  * The store runs as a child process (the CLI) with a journal in a temporary data directory,
  * unless --memory. Bounded in time and count; it stops by itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient, type Collection } from 'mongodb';
+import { buildCredentialDocument, CREDENTIAL_INDEXES } from './buildCredentialDocument.js';
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '1000,1000000' },
+    credentials: { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '8' },
     memory: { type: 'boolean', default: false },
   },
 });
-const sizes = values.sizes.split(',').map(Number);
+const sizes = values.sizes ? values.sizes.split(',').map(Number) : [];
+const credentialSizes = values.credentials ? values.credentials.split(',').map(Number) : [];
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
@@ -62,6 +71,51 @@ async function load(coll: Collection, n: number): Promise<void> {
   }
 }
 
+/** Resident set size of a process in bytes, or NaN where /proc is not available. */
+function residentBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const PROJECT = 'prj-0123456789abcdef';
+const USERS = 1000;
+
+async function loadCredentials(coll: Collection, n: number): Promise<void> {
+  const batch = 5_000;
+  for (let i = 0; i < n; i += batch) {
+    const docs = Array.from({ length: Math.min(batch, n - i) }, (_, j) => buildCredentialDocument(i + j, PROJECT, USERS));
+    await coll.insertMany(docs, { ordered: false });
+  }
+}
+
+async function benchCredentials(db: ReturnType<MongoClient['db']>, pid: number, size: number): Promise<void> {
+  const coll = db.collection(`credentials_${size}`);
+  await coll.drop().catch(() => undefined);
+  await coll.createIndexes(CREDENTIAL_INDEXES);
+  const rssBefore = residentBytes(pid);
+  const t0 = Date.now();
+  await loadCredentials(coll, size);
+  const rssAfter = residentBytes(pid);
+  console.log(`credentials ${size}: loaded in ${((Date.now() - t0) / 1000).toFixed(1)}s, store rss +${((rssAfter - rssBefore) / size).toFixed(0)} B per document`);
+  const byCredential = await measure(async () => {
+    const i = Math.floor(Math.random() * size);
+    const { credentialId } = buildCredentialDocument(i, PROJECT, USERS);
+    if (!(await coll.findOne({ projectId: PROJECT, credentialId }))) throw new Error(`credential ${i} not found`);
+  });
+  console.log(`credentials ${size}: findOne {projectId, credentialId}           ${byCredential.toFixed(0)} ops/s (${(1000 / byCredential).toFixed(3)} ms each)`);
+  const byUser = await measure(async () => {
+    const userId = `usr-${Math.floor(Math.random() * USERS).toString().padStart(10, '0')}`;
+    const page = await coll.find({ projectId: PROJECT, userId }).limit(10).toArray();
+    if (page.length === 0) throw new Error(`no credentials for ${userId}`);
+  });
+  console.log(`credentials ${size}: find {projectId, userId} limit 10          ${byUser.toFixed(0)} ops/s (${(1000 / byUser).toFixed(3)} ms each)`);
+  await coll.drop();
+}
+
 const dataDir = values.memory ? null : mkdtempSync(join(tmpdir(), 'embedded-mongo-bench-'));
 const { child, uri } = await startStore(dataDir);
 const client = new MongoClient(uri, { maxPoolSize: concurrency * 2 });
@@ -92,6 +146,7 @@ try {
     console.log(`size ${size}: findOneAndUpdate by indexed key     ${fau.toFixed(0)} ops/s`);
     await coll.drop();
   }
+  for (const size of credentialSizes) await benchCredentials(db, child.pid!, size);
 } finally {
   await client.close();
   child.kill('SIGTERM');

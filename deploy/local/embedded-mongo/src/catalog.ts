@@ -1,11 +1,12 @@
 /** Databases and their collections; turns every change into a journal record when durable. */
 import { Collection, ID_INDEX, type ChangeSink } from './collection.js';
+import { serialize } from 'bson';
 import type { Doc } from './documents.js';
 import { MongoCommandError } from './errors.js';
 import type { IndexSpec } from './indexes.js';
 
 export interface RecordSink {
-  append(record: Doc): void;
+  append(record: Doc | Uint8Array): void;
 }
 
 export class Catalog implements ChangeSink {
@@ -50,8 +51,8 @@ export class Catalog implements ChangeSink {
     if (this.dbs.delete(db)) this.journal?.append({ op: 'dropDatabase', db });
   }
 
-  put(db: string, coll: string, doc: Doc): void {
-    this.journal?.append({ op: 'put', db, coll, doc });
+  put(db: string, coll: string, raw: Uint8Array): void {
+    this.journal?.append(encodePutRecord(db, coll, raw));
   }
 
   del(db: string, coll: string, id: unknown): void {
@@ -102,18 +103,45 @@ export class Catalog implements ChangeSink {
     }
   }
 
-  /** Records that rebuild the current state from nothing (the content of a snapshot). */
-  capture(): Doc[] {
-    const out: Doc[] = [];
+  /**
+   * Records that rebuild the current state from nothing (the content of a snapshot). The state
+   * is fixed now (stored buffers are replaced, never changed), but each document's record is
+   * encoded only when the snapshot writer reaches it, so a snapshot never holds a second copy
+   * of the whole store in memory.
+   */
+  capture(): Iterable<Doc | Uint8Array> {
+    const parts: { db: string; name: string; specs: IndexSpec[]; raws: Uint8Array[] }[] = [];
     for (const [db, colls] of this.dbs) {
-      for (const [name, coll] of colls) {
-        out.push({ op: 'create', db, coll: name });
-        for (const spec of coll.indexSpecs()) if (spec.name !== ID_INDEX.name) out.push({ op: 'index', db, coll: name, spec: { ...spec } });
-        for (const doc of coll.all()) out.push({ op: 'put', db, coll: name, doc });
-      }
+      for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), raws: coll.rawDocuments() });
     }
-    return out;
+    return (function* () {
+      for (const { db, name, specs, raws } of parts) {
+        yield { op: 'create', db, coll: name };
+        for (const spec of specs) if (spec.name !== ID_INDEX.name) yield { op: 'index', db, coll: name, spec: { ...spec } };
+        for (const raw of raws) yield encodePutRecord(db, name, raw);
+      }
+    })();
   }
+}
+
+/**
+ * The BSON of `{op: 'put', db, coll, doc}` around a document that is already BSON: the stored
+ * bytes are spliced in rather than decoded and encoded again.
+ */
+export function encodePutRecord(db: string, coll: string, raw: Uint8Array): Buffer {
+  const head = serialize({ op: 'put', db, coll });
+  const total = head.length - 1 + 1 + 4 + raw.length + 1;
+  const out = Buffer.allocUnsafe(total);
+  // The head without its closing 0, then an embedded-document element named "doc", then the closing 0.
+  out.set(head.subarray(0, head.length - 1), 0);
+  let off = head.length - 1;
+  out[off++] = 0x03;
+  off += out.write('doc\0', off, 'latin1');
+  out.set(raw, off);
+  off += raw.length;
+  out[off] = 0;
+  out.writeInt32LE(total, 0);
+  return out;
 }
 
 function checkCollectionName(db: string, name: string): void {

@@ -1,15 +1,18 @@
-/** One collection: its documents keyed by `_id`, its indexes, and the writes that keep them in step. */
+/** One collection: its documents (as BSON) keyed by `_id`, its indexes, and the writes that keep them in step. */
 import { Query } from 'mingo';
-import { BSONRegExp } from 'bson';
+import { deserialize, serialize } from 'bson';
 import { Bracket, BracketBound, canonicalKey, compareValues } from './bsonOrder.js';
 import { hasWideNumbers, numericView, type Doc } from './documents.js';
+import { flatString } from './encodeIndexKey.js';
 import { MongoCommandError } from './errors.js';
-import { Index, sameIndex, type IndexSpec } from './indexes.js';
-import { planCandidates } from './planner.js';
+import { Index, sameIndex, type DocKeys, type IndexSpec } from './indexes.js';
+import { BSON_READ_OPTIONS } from './journal.js';
+import { planQuery, type IndexPlan, type QueryPlan } from './planner.js';
 
 /** Where a collection reports every change, so the journal can make it durable. */
 export interface ChangeSink {
-  put(db: string, coll: string, doc: Doc): void;
+  /** `raw` is the document's BSON, as stored. */
+  put(db: string, coll: string, raw: Uint8Array): void;
   del(db: string, coll: string, id: unknown): void;
   index(db: string, coll: string, spec: IndexSpec): void;
   dropIndex(db: string, coll: string, name: string): void;
@@ -17,11 +20,28 @@ export interface ChangeSink {
 
 export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 
+export interface QueryOptions {
+  sort?: Doc;
+  /** How many documents the caller needs after sorting (skip + limit); 0 or absent for all. */
+  limit?: number;
+}
+
+/** What a query returned and what it cost, for explain. */
+export interface QueryRun {
+  docs: Doc[];
+  plan: QueryPlan;
+  keysExamined: number;
+  docsExamined: number;
+}
+
 export class Collection {
-  private readonly docs = new Map<string, Doc>();
+  /**
+   * Documents as BSON, keyed by canonical `_id`. One buffer per document is about a tenth of the
+   * memory of the decoded object graph; documents are decoded when read, which also means no
+   * reader can ever change a stored document in place.
+   */
+  private readonly docs = new Map<string, Buffer>();
   private readonly indexes = new Map<string, Index>();
-  /** Documents holding int64/decimal values, which must be matched through a numeric view. */
-  private readonly wide = new WeakSet<Doc>();
 
   constructor(
     readonly db: string,
@@ -40,8 +60,13 @@ export class Collection {
   }
 
   /** All documents in natural (insertion) order. */
-  all(): IterableIterator<Doc> {
-    return this.docs.values();
+  *all(): Generator<Doc> {
+    for (const raw of this.docs.values()) yield decode(raw);
+  }
+
+  /** Every document's BSON at this moment (for a snapshot: later writes replace, never modify, a buffer). */
+  rawDocuments(): Buffer[] {
+    return [...this.docs.values()];
   }
 
   indexSpecs(): IndexSpec[] {
@@ -49,67 +74,111 @@ export class Collection {
   }
 
   getById(id: unknown): Doc | undefined {
-    return this.docs.get(canonicalKey(id));
+    const raw = this.docs.get(canonicalKey(id));
+    return raw && decode(raw);
   }
 
-  /** Documents matching a filter; uses an index when one fits. */
-  find(filter: Doc): Doc[] {
-    const query = new Query(numericView(filter));
-    const test = (d: Doc) => query.test(this.wide.has(d) ? numericView(d) : d);
-    const idOnly = this.idLookup(filter);
-    if (idOnly !== undefined) return idOnly && test(idOnly) ? [idOnly] : [];
-    const ids = planCandidates(filter, [...this.indexes.values()]);
+  /** Documents matching a filter (sorted and cut to `limit` when asked); uses an index when one fits. */
+  find(filter: Doc, opts: QueryOptions = {}): Doc[] {
+    return this.query(filter, opts).docs;
+  }
+
+  /** Runs a filter through the plan the planner picks; the docs come back sorted and cut to `limit` when asked. */
+  query(filter: Doc, opts: QueryOptions = {}): QueryRun {
+    const matcher = new Query(numericView(filter));
+    const test = (d: Doc) => matcher.test(hasWideNumbers(d) ? numericView(d) : d);
+    const sort = opts.sort && Object.keys(opts.sort).length ? opts.sort : undefined;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const plan = planQuery(filter, [...this.indexes.values()], sort);
+    const run: QueryRun = { docs: [], plan, keysExamined: 0, docsExamined: 0 };
     const out: Doc[] = [];
-    if (ids) {
-      for (const id of ids) {
-        const d = this.docs.get(id);
-        if (d && test(d)) out.push(d);
+    if (plan.kind === 'idhack') {
+      run.keysExamined = 1;
+      const d = this.getById(plan.id);
+      if (d) {
+        run.docsExamined = 1;
+        if (test(d)) out.push(d);
       }
+    } else if (plan.kind === 'ixscan') {
+      this.scanIndex(plan, test, limit, out, run);
     } else {
-      for (const d of this.docs.values()) if (test(d)) out.push(d);
+      for (const raw of this.docs.values()) {
+        run.docsExamined++;
+        const d = decode(raw);
+        if (!test(d)) continue;
+        out.push(d);
+        if (limit && !sort && out.length >= limit) break;
+      }
     }
-    return out;
+    let docs = sort ? sortDocs(out, sort) : out;
+    if (limit && docs.length > limit) docs = docs.slice(0, limit);
+    run.docs = docs;
+    return run;
   }
 
-  /** Fast path for `{_id: value}`: the document, null if absent, undefined if the filter is not that shape. */
-  private idLookup(filter: Doc): Doc | null | undefined {
-    if (!('_id' in filter)) return undefined;
-    const v = filter._id;
-    if (v === null || typeof v !== 'object' || v instanceof Date || (v.constructor !== Object && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof BSONRegExp))) {
-      return this.docs.get(canonicalKey(v)) ?? null;
+  /**
+   * Walks a plan's intervals, testing each document once. With a limit it stops as soon as the
+   * answer is certain: after `limit` matches when any order will do, or, when the scan yields
+   * the sort order, at the first entry that sorts after the last match (ties are still read, so
+   * the final sort can order them exactly as a collection scan would).
+   */
+  private scanIndex(plan: IndexPlan, test: (d: Doc) => boolean, limit: number, out: Doc[], run: QueryRun): void {
+    const { index } = plan;
+    const seen = index.multikey ? new Set<string>() : null;
+    let lastGroup: string | null = null;
+    for (const interval of plan.intervals) {
+      for (const entry of index.entries(interval.low, interval.high, plan.reverse)) {
+        run.keysExamined++;
+        if (lastGroup !== null && !entry.startsWith(lastGroup)) return;
+        const id = index.idOf(entry);
+        if (seen) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+        }
+        const raw = this.docs.get(id);
+        if (!raw) continue;
+        run.docsExamined++;
+        const d = decode(raw);
+        if (!test(d)) continue;
+        out.push(d);
+        if (!limit || out.length < limit || lastGroup !== null || !plan.sorted) continue;
+        if (plan.sortPrefixFields === null) return;
+        lastGroup = entry.slice(0, index.prefixEnd(entry, plan.sortPrefixFields));
+      }
     }
-    return undefined;
   }
 
   /** Inserts a new document (with `_id` already set); checks every unique index before changing anything. */
   insert(doc: Doc, opts: { replay?: boolean } = {}): void {
-    const id = canonicalKey(doc._id);
+    const id = flatString(canonicalKey(doc._id));
     const keys = this.keysOf(doc);
     if (!opts.replay) {
-      if (this.docs.has(id)) throw this.indexes.get('_id_')!.duplicateKeyError(this.ns, [doc._id]);
-      this.checkUnique(id, keys);
+      if (this.docs.has(id)) throw this.indexes.get('_id_')!.duplicateValuesError(this.ns, [doc._id]);
+      this.checkUnique(id, doc, keys);
     }
     const previous = this.docs.get(id);
-    if (previous) this.unindex(id, previous);
-    this.store(id, doc, keys);
-    if (!opts.replay) this.sink.put(this.db, this.name, doc);
+    if (previous) this.unindex(id, decode(previous));
+    const raw = this.store(id, doc, keys);
+    if (!opts.replay) this.sink.put(this.db, this.name, raw);
   }
 
   /** Replaces a stored document by a new version with the same `_id`. */
   replace(oldDoc: Doc, newDoc: Doc): void {
     const id = canonicalKey(oldDoc._id);
+    const stored = this.docs.get(id);
     const keys = this.keysOf(newDoc);
-    this.checkUnique(id, keys);
-    this.unindex(id, oldDoc);
-    this.store(id, newDoc, keys);
-    this.sink.put(this.db, this.name, newDoc);
+    this.checkUnique(id, newDoc, keys);
+    // The stored version, not the caller's copy, is what the indexes hold.
+    this.unindex(id, stored ? decode(stored) : oldDoc);
+    const raw = this.store(id, newDoc, keys);
+    this.sink.put(this.db, this.name, raw);
   }
 
   remove(doc: Doc, opts: { replay?: boolean } = {}): void {
     const id = canonicalKey(doc._id);
     const stored = this.docs.get(id);
     if (!stored) return;
-    this.unindex(id, stored);
+    this.unindex(id, decode(stored));
     this.docs.delete(id);
     if (!opts.replay) this.sink.del(this.db, this.name, doc._id);
   }
@@ -128,11 +197,12 @@ export class Collection {
       }
     }
     const index = new Index(spec);
-    for (const [id, doc] of this.docs) {
+    for (const [id, raw] of this.docs) {
+      const doc = decode(raw);
       const keys = index.keysOf(doc);
       if (!opts.replay) {
         const conflict = index.findConflict(id, keys);
-        if (conflict) throw index.duplicateKeyError(this.ns, conflict.vals);
+        if (conflict !== null) throw index.duplicateKeyError(this.ns, doc, conflict);
       }
       index.add(id, keys);
     }
@@ -154,43 +224,47 @@ export class Collection {
 
   /** Documents whose TTL index field holds a date older than the index's lifetime. */
   expired(now: number): Doc[] {
-    const out = new Map<string, Doc>();
+    const ids = new Set<string>();
     for (const index of this.indexes.values()) {
       const ttl = index.spec.expireAfterSeconds;
-      if (ttl === undefined) continue;
-      const ids = new Set<string>();
-      index.idsInRange(10 /* Date bracket */, null, { value: new Date(now - ttl * 1000), inclusive: false }, ids);
-      for (const id of ids) {
-        const d = this.docs.get(id);
-        if (d) out.set(id, d);
-      }
+      if (ttl !== undefined) index.idsBefore(new Date(now - ttl * 1000), ids);
     }
-    return [...out.values()];
+    const out: Doc[] = [];
+    for (const id of ids) {
+      const raw = this.docs.get(id);
+      if (raw) out.push(decode(raw));
+    }
+    return out;
   }
 
-  private keysOf(doc: Doc): Map<Index, unknown[][]> {
-    const keys = new Map<Index, unknown[][]>();
+  private keysOf(doc: Doc): Map<Index, DocKeys> {
+    const keys = new Map<Index, DocKeys>();
     for (const index of this.indexes.values()) keys.set(index, index.keysOf(doc));
     return keys;
   }
 
-  private checkUnique(id: string, keys: Map<Index, unknown[][]>): void {
+  private checkUnique(id: string, doc: Doc, keys: Map<Index, DocKeys>): void {
     for (const [index, k] of keys) {
       if (index.spec.name === '_id_') continue;
       const conflict = index.findConflict(id, k);
-      if (conflict) throw index.duplicateKeyError(this.ns, conflict.vals);
+      if (conflict !== null) throw index.duplicateKeyError(this.ns, doc, conflict);
     }
   }
 
-  private store(id: string, doc: Doc, keys: Map<Index, unknown[][]>): void {
+  private store(id: string, doc: Doc, keys: Map<Index, DocKeys>): Buffer {
+    const raw = serialize(doc) as Buffer;
     for (const [index, k] of keys) index.add(id, k);
-    this.docs.set(id, doc);
-    if (hasWideNumbers(doc)) this.wide.add(doc);
+    this.docs.set(id, raw);
+    return raw;
   }
 
   private unindex(id: string, doc: Doc): void {
     for (const index of this.indexes.values()) index.remove(id, index.keysOf(doc));
   }
+}
+
+function decode(raw: Buffer): Doc {
+  return deserialize(raw, BSON_READ_OPTIONS);
 }
 
 /** Sorts documents by a MongoDB sort spec; an array field sorts by its smallest (ascending) or largest (descending) element. */

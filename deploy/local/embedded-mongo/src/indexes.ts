@@ -1,8 +1,9 @@
-/** Secondary indexes: sorted trees of key tuples → document keys, with unique and TTL support. */
+/** Secondary indexes: sorted sets of packed key strings, with unique and TTL support. */
 import { createRequire } from 'node:module';
 import { Query } from 'mingo';
 import { Long, ObjectId } from 'bson';
-import { BracketBound, compareValues } from './bsonOrder.js';
+import { Bracket } from './bsonOrder.js';
+import { AFTER_PREFIX, bracketStart, encodeKeyValue, skipKeyValue } from './encodeIndexKey.js';
 import { isPlainObject, numericView, valuesAtPath, type Doc } from './documents.js';
 import { MongoCommandError } from './errors.js';
 
@@ -16,49 +17,39 @@ export interface IndexSpec {
   partialFilterExpression?: Doc;
 }
 
-/**
- * An entry (or a search bound) in an index tree. `side` is 0 for real entries; bounds use -1/+1
- * to sort just before/after every entry that shares their (possibly shorter) prefix of values.
- */
-interface Entry {
-  vals: unknown[];
-  id: string;
-  side: number;
+/** The keys one document has in one index, and which of its fields held several values (arrays). */
+export interface DocKeys {
+  /** Encoded key tuples (encodeIndexKey.ts), without the document id, deduplicated. */
+  keys: string[];
+  arrayFields: number[];
 }
+
+const NO_KEYS: DocKeys = { keys: [], arrayFields: [] };
 
 // sorted-btree is CommonJS exporting its class as `exports.default`, which ESM interop wraps once
 // more; requiring it gives the class directly under `default`, with its types.
 const { default: BTree } = createRequire(import.meta.url)('sorted-btree') as typeof import('sorted-btree');
 type BTree<K, V> = import('sorted-btree').default<K, V>;
 
-function compareEntries(a: Entry, b: Entry): number {
-  const n = Math.min(a.vals.length, b.vals.length);
-  for (let i = 0; i < n; i++) {
-    const c = compareValues(a.vals[i], b.vals[i]);
-    if (c !== 0) return c;
-  }
-  if (a.side !== b.side) return a.side < b.side ? -1 : 1;
-  if (a.vals.length !== b.vals.length) return a.vals.length < b.vals.length ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** One bound of a scan over the first indexed field. */
-export interface Bound {
-  value: unknown;
-  inclusive: boolean;
-}
-
+/**
+ * A secondary index: a sorted set of strings, each an encoded key tuple followed by the id of its
+ * document. Ids make every entry unique, so documents sharing a key (thousands under one
+ * `projectId`, or one array element) are still added, found and removed in O(log n) each.
+ */
 export class Index {
   readonly spec: IndexSpec;
   readonly fields: string[];
-  private readonly tree: BTree<Entry, true> = new BTree<Entry, true>(undefined, compareEntries);
+  private readonly tree: BTree<string, undefined> = new BTree<string, undefined>(undefined, compareStrings, 64);
   private readonly partial: Query | null;
-  /** Whether some document has more than one key here: range bounds then cannot be intersected. */
-  multikey = false;
+  /** Per field: whether some document had several values there; set for good once seen. */
+  readonly multikeyFields: boolean[];
 
   constructor(spec: IndexSpec) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
+    this.multikeyFields = this.fields.map(() => false);
     this.partial = spec.partialFilterExpression ? new Query(numericView(spec.partialFilterExpression)) : null;
   }
 
@@ -67,71 +58,111 @@ export class Index {
     return !this.spec.sparse && !this.partial;
   }
 
-  /** The key tuples of a document (several when an indexed path goes through an array); none if not indexed. */
-  keysOf(doc: Doc): unknown[][] {
-    if (this.partial && !this.partial.test(numericView(doc))) return [];
-    const perField = this.fields.map((f) => {
-      const vals = valuesAtPath(doc, f).map((v) => (v === undefined ? null : v));
-      return vals.length === 0 ? [null] : dedupe(vals);
+  /** Whether some document has more than one key here: range bounds then cannot be intersected. */
+  get multikey(): boolean {
+    return this.multikeyFields.some(Boolean);
+  }
+
+  get isUnique(): boolean {
+    return !!this.spec.unique || this.spec.name === '_id_';
+  }
+
+  /** The key tuples of a document as values (several when an indexed path goes through an array); none if not indexed. */
+  tuplesOf(doc: Doc): unknown[][] {
+    const perField = this.valuesPerField(doc);
+    return perField ? cartesian(perField) : [];
+  }
+
+  /** The encoded keys of a document (several when an indexed path goes through an array); none if not indexed. */
+  keysOf(doc: Doc): DocKeys {
+    const perField = this.valuesPerField(doc);
+    if (!perField) return NO_KEYS;
+    const arrayFields: number[] = [];
+    const encoded = perField.map((vals, i) => {
+      // A Set of encodings dedupes in O(k), where comparing every pair was quadratic in the array's length.
+      const unique = [...new Set(vals.map(encodeKeyValue))];
+      if (unique.length > 1) arrayFields.push(i);
+      return unique;
     });
-    if (this.spec.sparse && this.fields.every((f) => valuesAtPath(doc, f).every((v) => v === undefined))) return [];
-    return cartesian(perField);
+    let keys = [''];
+    for (const list of encoded) keys = list.length === 1 ? keys.map((k) => k + list[0]) : keys.flatMap((k) => list.map((v) => k + v));
+    return { keys, arrayFields };
   }
 
-  add(id: string, keys: unknown[][]): void {
-    // A document with several keys (an array on an indexed path) makes the index multikey for good.
-    if (keys.length > 1) this.multikey = true;
-    for (const vals of keys) this.tree.set({ vals, id, side: 0 }, true);
+  private valuesPerField(doc: Doc): unknown[][] | null {
+    if (this.partial && !this.partial.test(numericView(doc))) return null;
+    const raw = this.fields.map((f) => valuesAtPath(doc, f));
+    if (this.spec.sparse && raw.every((vals) => vals.every((v) => v === undefined))) return null;
+    return raw.map((vals) => (vals.length === 0 ? [null] : vals.map((v) => (v === undefined ? null : v))));
   }
 
-  remove(id: string, keys: unknown[][]): void {
-    for (const vals of keys) this.tree.delete({ vals, id, side: 0 });
+  add(id: string, dk: DocKeys): void {
+    for (const i of dk.arrayFields) this.multikeyFields[i] = true;
+    // Joined, not `+`: a flat string, so the entry does not keep the pieces it was built from.
+    for (const key of dk.keys) this.tree.set([key, id].join(''), undefined);
+  }
+
+  remove(id: string, dk: DocKeys): void {
+    for (const key of dk.keys) this.tree.delete(key + id);
   }
 
   clear(): void {
     this.tree.clear();
   }
 
-  /** The id of another document holding one of these keys, if this is a unique index and one exists. */
-  findConflict(id: string, keys: unknown[][]): { otherId: string; vals: unknown[] } | null {
+  /** The document id at the end of an entry: what follows the encoded values of every field. */
+  idOf(entry: string): string {
+    let p = 0;
+    for (let i = 0; i < this.fields.length; i++) p = skipKeyValue(entry, p);
+    return entry.slice(p);
+  }
+
+  /** Where the encoded values of the first `n` fields of an entry end. */
+  prefixEnd(entry: string, n: number): number {
+    let p = 0;
+    for (let i = 0; i < n; i++) p = skipKeyValue(entry, p);
+    return p;
+  }
+
+  /** Entries from `low` (inclusive) to `high` (exclusive), in ascending or descending order; lazy, so a caller can stop early. */
+  *entries(low: string, high: string, reverse: boolean): Generator<string> {
+    if (!reverse) {
+      for (const k of this.tree.keys(low)) {
+        if (k >= high) return;
+        yield k;
+      }
+      return;
+    }
+    const reused: (string | undefined)[] = [];
+    for (const [k] of this.tree.entriesReversed(high, reused, true)) {
+      if (k < low) return;
+      if (k < high) yield k;
+    }
+  }
+
+  /** The encoded key of another document holding one of these keys, if this is a unique index and one exists. */
+  findConflict(id: string, dk: DocKeys): string | null {
     if (!this.spec.unique) return null;
-    for (const vals of keys) {
-      let other: string | null = null;
-      this.tree.forRange({ vals, id: '', side: -1 }, { vals, id: '', side: 1 }, true, (k: Entry) => {
-        if (k.id !== id) {
-          other = k.id;
-          return { break: true };
-        }
-        return undefined;
-      });
-      if (other !== null) return { otherId: other, vals };
+    for (const key of dk.keys) {
+      for (const entry of this.entries(key, key + AFTER_PREFIX, false)) {
+        if (this.idOf(entry) !== id) return key;
+      }
     }
     return null;
   }
 
-  /** Ids of documents whose first indexed value equals `value`. */
-  idsEqualTo(value: unknown, out: Set<string>): void {
-    this.tree.forRange({ vals: [value], id: '', side: -1 }, { vals: [value], id: '', side: 1 }, true, (k: Entry) => {
-      out.add(k.id);
-    });
+  /** Ids of documents with a key in the Date bracket strictly before `date` (TTL expiry). */
+  idsBefore(date: Date, out: Set<string>): void {
+    for (const entry of this.entries(bracketStart(Bracket.Date), encodeKeyValue(date), false)) out.add(this.idOf(entry));
   }
 
-  /** Ids of documents whose first indexed value lies between the bounds, inside one type bracket. */
-  idsInRange(bracket: number, lower: Bound | null, upper: Bound | null, out: Set<string>): void {
-    const lo: Entry = lower
-      ? { vals: [lower.value], id: '', side: lower.inclusive ? -1 : 1 }
-      : { vals: [new BracketBound(bracket, -1)], id: '', side: -1 };
-    const hi: Entry = upper
-      ? { vals: [upper.value], id: '', side: upper.inclusive ? 1 : -1 }
-      : { vals: [new BracketBound(bracket, 1)], id: '', side: 1 };
-    if (compareEntries(lo, hi) >= 0) return;
-    this.tree.forRange(lo, hi, true, (k: Entry) => {
-      out.add(k.id);
-    });
+  /** Duplicate-key error for a write of `doc` that collides on this index with the encoded `key`. */
+  duplicateKeyError(ns: string, doc: Doc, key: string): MongoCommandError {
+    const vals = this.tuplesOf(doc).find((t) => t.map(encodeKeyValue).join('') === key) ?? [];
+    return this.duplicateValuesError(ns, vals);
   }
 
-  /** Duplicate-key error for a write that collides on this index. */
-  duplicateKeyError(ns: string, vals: unknown[]): MongoCommandError {
+  duplicateValuesError(ns: string, vals: unknown[]): MongoCommandError {
     const keyValue: Doc = {};
     this.fields.forEach((f, i) => (keyValue[f] = vals[i]));
     const shown = this.fields.map((f, i) => `${f}: ${formatValue(vals[i])}`).join(', ');
@@ -140,12 +171,6 @@ export class Index {
       keyValue,
     });
   }
-}
-
-function dedupe(vals: unknown[]): unknown[] {
-  const out: unknown[] = [];
-  for (const v of vals) if (!out.some((x) => compareValues(x, v) === 0)) out.push(v);
-  return out;
 }
 
 function cartesian(lists: unknown[][]): unknown[][] {

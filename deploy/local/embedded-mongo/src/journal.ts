@@ -35,8 +35,9 @@ export interface JournalOptions {
   onError?: (err: unknown) => void;
 }
 
-export function frame(record: Doc): Buffer {
-  const body = serialize(record);
+/** A frame around a record, given as a document or as its BSON already. */
+export function frame(record: Doc | Uint8Array): Buffer {
+  const body = record instanceof Uint8Array ? record : serialize(record);
   const out = Buffer.allocUnsafe(HEADER + body.length);
   out.writeUInt32LE(body.length, 0);
   out.writeUInt32LE(crc32c(body), 4);
@@ -88,7 +89,7 @@ export class Journal {
     private fd: number,
     bytes: number,
     snapshotBytes: number,
-    private readonly capture: () => Doc[],
+    private readonly capture: () => Iterable<Doc | Uint8Array>,
     private readonly opts: JournalOptions,
   ) {
     this.bytes = bytes;
@@ -100,7 +101,7 @@ export class Journal {
    * `apply`, repairs a torn tail, and returns a journal ready for appends. `capture` must return
    * the records that rebuild the current state (used for snapshots).
    */
-  static async open(dir: string, apply: (record: Doc) => void, capture: () => Doc[], opts: JournalOptions = {}): Promise<Journal> {
+  static async open(dir: string, apply: (record: Doc) => void, capture: () => Iterable<Doc | Uint8Array>, opts: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true });
     const files = readdirSync(dir);
     for (const f of files) if (f.endsWith('.tmp')) unlinkSync(join(dir, f));
@@ -147,7 +148,7 @@ export class Journal {
   }
 
   /** Queues a record; it becomes durable with the next `commit()`. */
-  append(record: Doc): void {
+  append(record: Doc | Uint8Array): void {
     if (this.closed) throw new Error('journal is closed');
     const f = frame(record);
     this.pending.push(f);
@@ -209,7 +210,7 @@ export class Journal {
     });
   }
 
-  private async writeSnapshot(gen: number, records: Doc[], oldGen: number, oldFd: number): Promise<void> {
+  private async writeSnapshot(gen: number, records: Iterable<Doc | Uint8Array>, oldGen: number, oldFd: number): Promise<void> {
     try {
       syncDir(this.dir);
       const tmp = join(this.dir, `snapshot-${gen}.bson.tmp`);

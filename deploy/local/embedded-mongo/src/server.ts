@@ -10,7 +10,8 @@ import { CursorRegistry } from './cursors.js';
 import type { Doc } from './documents.js';
 import { MongoCommandError, toCommandError } from './errors.js';
 import { Journal, lockDataDir } from './journal.js';
-import { encodeMsgReply, encodeOpReply, MAX_MESSAGE_SIZE, MORE_TO_COME, parseMessage, ProtocolError, type Request } from './wire.js';
+import { MessageCollector } from './collectMessages.js';
+import { encodeMsgReply, encodeOpReply, MORE_TO_COME, parseMessage, ProtocolError, type Request } from './wire.js';
 
 export interface EmbeddedMongoOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. Default 27017. */
@@ -106,7 +107,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
 
 /** Reads whole messages off one socket and answers them strictly in order. */
 function serveConnection(socket: Socket, base: CommandContext, journal: Journal | null, log: (line: string) => void): void {
-  let buffered: Buffer = Buffer.alloc(0);
+  const collector = new MessageCollector();
   const queue: Buffer[] = [];
   let busy = false;
 
@@ -136,15 +137,13 @@ function serveConnection(socket: Socket, base: CommandContext, journal: Journal 
   };
 
   socket.on('data', (chunk: Buffer) => {
-    buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
-    while (buffered.length >= 4) {
-      const length = buffered.readInt32LE(0);
-      // Checked before buffering the body, so a bogus length cannot make us hold 2 GiB.
-      if (length < 21 || length > MAX_MESSAGE_SIZE) return fail(`message length ${length} out of range`);
-      if (buffered.length < length) break;
-      queue.push(buffered.subarray(0, length));
-      buffered = buffered.subarray(length);
+    let messages: Buffer[];
+    try {
+      messages = collector.push(chunk);
+    } catch (err) {
+      return fail((err as Error).message);
     }
+    queue.push(...messages);
     void drain();
   });
   socket.on('error', () => socket.destroy());

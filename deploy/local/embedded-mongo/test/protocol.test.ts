@@ -159,6 +159,18 @@ describe.skipIf(!rawUsable)('wire protocol over raw sockets', () => {
     expect(reply.doc.ok).toBe(1);
   });
 
+  it('takes and returns a 10 MB document and a 40 MB batch through the driver', async () => {
+    const coll = target.db.collection<Loose>('large');
+    const big = randomBytes(5 * 1024 * 1024).toString('hex');
+    await coll.insertOne({ _id: 'big', big });
+    expect((await coll.findOne({ _id: 'big' }))?.big).toBe(big);
+    // Forty 1 MB documents: one insert message near the 48 MB limit, read back over getMores.
+    const docs = Array.from({ length: 40 }, (_, i) => ({ _id: i, part: big.slice(i * 1024 * 1024, (i + 1) * 1024 * 1024) }));
+    await coll.insertMany(docs);
+    const back = await coll.find({ _id: { $gte: 0 } }).sort({ _id: 1 }).toArray();
+    expect(back.map((d) => d.part)).toEqual(docs.map((d) => d.part));
+  });
+
   it('ignores optional OP_MSG flag bits (exhaustAllowed)', async () => {
     const c = await raw();
     const reply = await c.request(opMsg(30, { ping: 1, $db: 'admin' }, { flags: 1 << 16 }));

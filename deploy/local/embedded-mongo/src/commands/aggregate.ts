@@ -2,6 +2,7 @@ import { Aggregator, ProcessingMode } from 'mingo';
 import { sortDocs } from '../collection.js';
 import { isPlainObject, numericView, type Doc } from '../documents.js';
 import { MongoCommandError } from '../errors.js';
+import { explain } from './explain.js';
 import { optionalDoc, optionalNumber, refuseUnsupported, requireArray, type CommandHandler } from './context.js';
 
 /**
@@ -14,6 +15,11 @@ export const aggregate: CommandHandler = (cmd, ctx) => {
   }
   const name = cmd.aggregate;
   const pipeline = requireArray(cmd, 'pipeline');
+  // The older spelling of explain: an option of aggregate itself, answered at queryPlanner verbosity.
+  if (cmd.explain === true) {
+    const { explain: _flag, ...inner } = cmd;
+    return explain({ explain: inner, verbosity: 'queryPlanner' }, ctx);
+  }
   refuseUnsupported(cmd, ['collation', 'explain']);
   for (const stage of pipeline) {
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1) throw new MongoCommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');

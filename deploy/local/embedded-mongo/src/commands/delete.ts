@@ -16,8 +16,7 @@ export const del: CommandHandler = (cmd, ctx) => {
       if (s.limit !== 0 && s.limit !== 1) throw new MongoCommandError('FailedToParse', "The limit field in delete objects must be 0 or 1.");
       if (s.collation !== undefined) throw new MongoCommandError('NotImplemented', 'collation is not supported by the embedded store');
       if (!coll) continue;
-      const found = coll.find(s.q);
-      for (const doc of s.limit === 1 ? found.slice(0, 1) : found) {
+      for (const doc of coll.find(s.q, { limit: s.limit })) {
         coll.remove(doc);
         n++;
       }

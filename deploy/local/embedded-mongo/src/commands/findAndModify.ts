@@ -1,4 +1,3 @@
-import { sortDocs } from '../collection.js';
 import { MongoCommandError } from '../errors.js';
 import { collectionName, optionalDoc, project, refuseUnsupported, type CommandHandler } from './context.js';
 import { applyUpdate } from './writes.js';
@@ -20,7 +19,7 @@ export const findAndModify: CommandHandler = (cmd, ctx) => {
   if (remove && (upsert || cmd.new === true)) throw new MongoCommandError('FailedToParse', 'Cannot specify both upsert=true and remove=true');
 
   const coll = upsert ? ctx.catalog.getOrCreate(ctx.db, name) : ctx.catalog.get(ctx.db, name);
-  const first = coll ? sortDocs(coll.find(query), sort)[0] : undefined;
+  const first = coll ? coll.find(query, { sort, limit: 1 })[0] : undefined;
   const shown = (d: Record<string, unknown> | null | undefined) => (d ? project([d], fields)[0] : null);
 
   if (remove) {

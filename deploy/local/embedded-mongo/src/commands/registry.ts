@@ -7,6 +7,7 @@ import type { CommandContext, CommandHandler } from './context.js';
 import { count } from './count.js';
 import { del } from './delete.js';
 import { distinct } from './distinct.js';
+import { explain } from './explain.js';
 import { find } from './find.js';
 import { findAndModify } from './findAndModify.js';
 import { getMore } from './getMore.js';
@@ -37,6 +38,7 @@ const HANDLERS: Record<string, CommandHandler> = {
   aggregate,
   count,
   distinct,
+  explain,
   createIndexes,
   listIndexes,
   dropIndexes,

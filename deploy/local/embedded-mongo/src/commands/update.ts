@@ -25,8 +25,7 @@ export const update: CommandHandler = (cmd, ctx) => {
       }
       const coll = ctx.catalog.get(ctx.db, name) ?? (s.upsert === true ? ctx.catalog.getOrCreate(ctx.db, name) : undefined);
       if (!coll) continue;
-      const found = coll.find(q);
-      const matches = s.multi === true ? found : found.slice(0, 1);
+      const matches = coll.find(q, { limit: s.multi === true ? 0 : 1 });
       const r = applyUpdate(coll, matches, q, s.u, s.upsert === true);
       n += r.matched;
       nModified += r.modified;
