@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { authenticateBackend } from '../../services/connect/src/domain/authenticateBackend.js';
 import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
+import { buildBundles } from './buildBundles.js';
 import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
-import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
+import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
 const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'] };
@@ -42,14 +43,11 @@ const mailPorts = {
 };
 
 try {
+  const buildStarted = Date.now();
+  if ((await buildBundles()).built) process.stdout.write(`compiled the processes into .local/build in ${Date.now() - buildStarted} ms\n`);
   let mongodbUri = process.env.MONGODB_URI;
   if (!mongodbUri) {
-    await supervisor.start({
-      name: 'mongo',
-      command: process.execPath,
-      args: ['--import', 'tsx', 'deploy/local/embedded-mongo/src/cli.ts', '--port', String(mongoPort), '--data-dir', '.data/mongo'],
-      ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
-    });
+    await supervisor.start(embeddedMongoProcess({ port: mongoPort, dataDir: '.data/mongo' }));
     mongodbUri = `mongodb://127.0.0.1:${mongoPort}/passkeyauth`;
   }
   let smtpUrl = process.env.SMTP_URL;
