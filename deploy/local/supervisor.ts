@@ -42,6 +42,9 @@ export class Supervisor {
 
   /** Starts the process and resolves once `ready` says so; rejects if it exits first or takes too long. */
   async start(spec: ProcessSpec, timeoutMs = 60_000): Promise<void> {
+    // A start that was still pending when stop() ran (e.g. Ctrl-C during `npm start`) must not
+    // leave a process behind.
+    if (this.stopping) throw new Error(`not starting ${spec.name}: stopping`);
     this.specs.set(spec.name, { spec, timeoutMs });
     this.held.delete(spec.name);
     const color = COLORS[this.colorIndex++ % COLORS.length];
