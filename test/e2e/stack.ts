@@ -84,7 +84,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     smsWebhookSecret: options.smsWebhookSecret,
   });
   try {
-    for (const spec of specs) await supervisor.start(spec, 60_000);
+    // All at once: each process needs only the store to start. Every start is waited for before
+    // a failure is reported, so none is still being spawned when the supervisor stops.
+    const failed = (await Promise.allSettled(specs.map((spec) => supervisor.start(spec, 60_000)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await supervisor.stop();
     await embedded?.stop();
