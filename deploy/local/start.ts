@@ -102,9 +102,13 @@ try {
     ].join('\n'),
   );
 } catch (err) {
-  process.stderr.write(`npm start failed: ${(err as Error).message}\n`);
-  await supervisor.stop();
-  process.exit(1);
+  // Ctrl-C during start-up fails the starts still pending; shutdown() is already stopping, and
+  // that is no failure to report.
+  if (!shuttingDown) {
+    process.stderr.write(`npm start failed: ${(err as Error).message}\n`);
+    await supervisor.stop();
+    process.exit(1);
+  }
 }
 
 /**
