@@ -1,6 +1,7 @@
 /** The local stack's processes and their environment; shared by `npm start` and the end-to-end tests. */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { bundleArgs, type BundleName } from './buildBundles.js';
 import type { ProcessSpec } from './supervisor.js';
 
 export interface StackPorts {
@@ -49,18 +50,17 @@ async function httpReady(url: string): Promise<boolean> {
   }
 }
 
-const node = (entry: string) => ({ command: process.execPath, args: ['--import', 'tsx', entry] });
+/** A process runs its bundle (built by buildBundles, which callers run first) with plain node: no compiling at start. */
+const node = (bundle: BundleName, args: string[] = []) => ({ command: process.execPath, args: bundleArgs(bundle, args) });
 
 /**
  * The embedded MongoDB-compatible store (used when MONGODB_URI is not set), journaling to
  * `dataDir`; ready once it prints the URI it listens on.
  */
 export function embeddedMongoProcess(opts: { port: number; dataDir: string }): ProcessSpec {
-  const launch = node('deploy/local/embedded-mongo/src/cli.ts');
   return {
     name: 'mongo',
-    command: launch.command,
-    args: [...launch.args, '--port', String(opts.port), '--data-dir', opts.dataDir],
+    ...node('mongo', ['--port', String(opts.port), '--data-dir', opts.dataDir]),
     ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
   };
 }
@@ -90,7 +90,7 @@ export const DEFAULT_DEMO_PORT = 3000;
 export function demoProcess(opts: { port: number; projectFile: string; mailInboxUrl?: string }): ProcessSpec {
   return {
     name: 'demo',
-    ...node('deploy/local/demo/main.ts'),
+    ...node('demo'),
     env: { DEMO_PORT: String(opts.port), DEMO_PROJECT_FILE: opts.projectFile, HOST: '127.0.0.1', ...(opts.mailInboxUrl ? { MAIL_INBOX_URL: opts.mailInboxUrl } : {}) },
     ready: () => httpReady(`http://127.0.0.1:${opts.port}/healthz`),
   };
@@ -108,13 +108,13 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
   return [
     {
       name: 'connect',
-      ...node('services/connect/src/main.ts'),
+      ...node('connect'),
       env: { ...common, ...urls, PORT: String(p.connect), FRONTEND_API_URL: env.frontendApiUrl, BACKEND_API_URL: env.backendApiUrl },
       ready: () => httpReady(`${urls.CONNECT_URL}/readyz`),
     },
     {
       name: 'challenge',
-      ...node('services/challenge/src/main.ts'),
+      ...node('challenge'),
       env: {
         ...common,
         ...urls,
@@ -127,13 +127,13 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     },
     {
       name: 'ceremony',
-      ...node('services/ceremony/src/main.ts'),
+      ...node('ceremony'),
       env: { ...common, ...urls, PORT: String(p.ceremony) },
       ready: () => httpReady(`${urls.CEREMONY_URL}/readyz`),
     },
     {
       name: 'gateway',
-      ...node('gateway/src/main.ts'),
+      ...node('gateway'),
       env: {
         ...urls,
         LOG_LEVEL: common.LOG_LEVEL,

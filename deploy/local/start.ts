@@ -1,21 +1,19 @@
 /**
- * `npm start`: the whole local stack on one machine. Starts the embedded MongoDB-compatible
- * store (unless MONGODB_URI points at a real MongoDB), the maildev mail catcher (unless SMTP_URL
- * points at a real mail server), the three services and the gateway, waits
- * until all are ready, creates or reuses the demo project, writes its credentials to
- * .local/demo-project.json and starts the demo app on it (http://localhost:3000, DEMO_PORT).
+ * `npm start`: the whole local stack on one machine. Compiles the processes into .local/build
+ * if a source changed (buildBundles.ts), starts the embedded MongoDB-compatible store (unless
+ * MONGODB_URI points at a real MongoDB) and the maildev mail catcher (unless SMTP_URL points at a
+ * real mail server), then the three services and the gateway, all at once, while it creates or
+ * reuses the demo project, writes its credentials to .local/demo-project.json and starts the demo
+ * app on it (http://localhost:3000, DEMO_PORT). It waits until all are ready.
  * Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { authenticateBackend } from '../../services/connect/src/domain/authenticateBackend.js';
-import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
-import { parseMasterKey } from '../../services/runtime/masterKey.js';
+import { buildBundles } from './buildBundles.js';
 import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
 import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
-const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'] };
 const DEMO_FILE = join(LOCAL_DIR, 'demo-project.json');
 
 const supervisor = new Supervisor();
@@ -42,28 +40,44 @@ const mailPorts = {
 };
 
 try {
-  let mongodbUri = process.env.MONGODB_URI;
-  if (!mongodbUri) {
-    await supervisor.start(embeddedMongoProcess({ port: mongoPort, dataDir: '.data/mongo' }));
-    mongodbUri = `mongodb://127.0.0.1:${mongoPort}/passkeyauth`;
-  }
+  const buildStarted = Date.now();
+  if ((await buildBundles()).built) process.stdout.write(`compiled the processes into .local/build in ${Date.now() - buildStarted} ms\n`);
   let smtpUrl = process.env.SMTP_URL;
   // Only the host: SMTP_URL may carry credentials.
   let mailInboxUrl: string | undefined;
   let mailLine = `  Email          via ${smtpUrl && URL.canParse(smtpUrl) ? new URL(smtpUrl).host : 'SMTP_URL'} (SMTP_URL is set, so no local mail catcher)`;
+  // Nothing waits for the mail catcher: the services connect to SMTP only to send.
+  let mailReady: Promise<void> = Promise.resolve();
   if (!smtpUrl) {
     // maildev creates only the last directory level itself.
     mkdirSync('.data', { recursive: true });
-    await supervisor.start(mailCatcherProcess(mailPorts, '.data/maildev'));
+    mailReady = supervisor.start(mailCatcherProcess(mailPorts, '.data/maildev'));
+    // Awaited with the others below; this keeps it handled if the store fails first.
+    mailReady.catch(() => undefined);
     smtpUrl = `smtp://127.0.0.1:${mailPorts.smtp}`;
     mailInboxUrl = `http://127.0.0.1:${mailPorts.web}`;
     mailLine = `  Mail inbox     http://127.0.0.1:${mailPorts.web}   (maildev catches every email the services send; SMTP ${smtpUrl}, mail in .data/maildev)`;
   }
+  const storeReady = process.env.MONGODB_URI ? Promise.resolve(process.env.MONGODB_URI) : startEmbeddedStore();
+  // Loaded while the store starts, not before: loading blocks this process, so the store would
+  // start later (see ensureDemoProject.ts). The catch only keeps a failure handled if the store
+  // fails first; the module is awaited below.
+  const demoProjectModule = import('./ensureDemoProject.js');
+  demoProjectModule.catch(() => undefined);
+  const mongodbUri = await storeReady;
   const emailFrom = process.env.EMAIL_FROM;
-  for (const spec of stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom })) await supervisor.start(spec);
-  const demo = await demoProject(mongodbUri);
-  writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-  await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl }));
+  // Every process needs only the store to start (they call each other per request), and the
+  // demo project is written straight to the store, so all of it starts at once.
+  const services = stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom }).map((spec) => supervisor.start(spec));
+  const demoStarted = (async () => {
+    const { ensureDemoProject } = await demoProjectModule;
+    const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_FILE });
+    writeFileSync(DEMO_FILE, `${JSON.stringify(project, null, 2)}\n`, { mode: 0o600 });
+    await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl }));
+    return project;
+  })();
+  await allSettled([demoStarted, mailReady, ...services]);
+  const demo = await demoStarted;
   const demoUrl = `http://localhost:${demoPort}`;
   const demoOriginNote = demo.origins.includes(demoUrl) ? '' : `   (not an origin of the demo project: passkeys fail there; use DEMO_PORT=3000)`;
   process.stdout.write(
@@ -88,29 +102,26 @@ try {
     ].join('\n'),
   );
 } catch (err) {
-  process.stderr.write(`npm start failed: ${(err as Error).message}\n`);
-  await supervisor.stop();
-  process.exit(1);
+  // Ctrl-C during start-up fails the starts still pending; shutdown() is already stopping, and
+  // that is no failure to report.
+  if (!shuttingDown) {
+    process.stderr.write(`npm start failed: ${(err as Error).message}\n`);
+    await supervisor.stop();
+    process.exit(1);
+  }
 }
 
-/** The credentials written last time if they still work, else the demo project with a fresh secret. */
-async function demoProject(mongodbUri: string): Promise<ProjectCredentials> {
-  const admin = await openProjectAdmin({
-    mongodbUri,
-    masterKey: parseMasterKey(masterKey),
-    urls: { frontendApiUrl, backendApiUrl },
-  });
-  try {
-    if (existsSync(DEMO_FILE)) {
-      const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as ProjectCredentials;
-      const stillValid = await authenticateBackend(admin.deps, saved.projectID, saved.apiSecret).then(
-        () => true,
-        () => false,
-      );
-      if (stillValid && saved.frontendApiUrl === frontendApiUrl) return saved;
-    }
-    return await ensureProject(DEMO, admin.deps);
-  } finally {
-    await admin.close();
-  }
+/**
+ * Waits for all the promises, then fails with the first failure: returning at the first one
+ * would stop the supervisor while other processes are still being spawned.
+ */
+async function allSettled(promises: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(promises)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** The embedded store on EMBEDDED_MONGO_PORT, data in .data/mongo; its URI once it listens. */
+async function startEmbeddedStore(): Promise<string> {
+  await supervisor.start(embeddedMongoProcess({ port: mongoPort, dataDir: '.data/mongo' }));
+  return `mongodb://127.0.0.1:${mongoPort}/passkeyauth`;
 }

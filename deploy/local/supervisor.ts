@@ -1,6 +1,7 @@
 /**
  * Runs the local stack's processes: prefixes their output with their name, waits until each is
- * ready, restarts one that crashes (with backoff), and stops all of them on shutdown.
+ * ready, restarts one that crashes (at once the first time, then with backoff), and stops all of
+ * them on shutdown.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -15,6 +16,19 @@ export interface ProcessSpec {
 }
 
 const COLORS = [36, 35, 33, 32, 34, 31];
+/** How often `ready` is asked: a process is usable within this much of being ready. */
+const READY_POLL_MS = 50;
+/** A process that ran this long before exiting was not crash-looping: its next restart is immediate again. */
+const STABLE_MS = 10_000;
+
+/**
+ * Wait before the n-th restart in a row (n ≥ 1): none for the first, so a crash costs only the
+ * process's start-up; then 250 ms doubling up to 30 s, so a process that keeps crashing does not
+ * spin.
+ */
+export function restartDelayMs(restarts: number): number {
+  return restarts <= 1 ? 0 : Math.min(30_000, 250 * 2 ** (restarts - 2));
+}
 
 export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
@@ -28,6 +42,9 @@ export class Supervisor {
 
   /** Starts the process and resolves once `ready` says so; rejects if it exits first or takes too long. */
   async start(spec: ProcessSpec, timeoutMs = 60_000): Promise<void> {
+    // A start that was still pending when stop() ran (e.g. Ctrl-C during `npm start`) must not
+    // leave a process behind.
+    if (this.stopping) throw new Error(`not starting ${spec.name}: stopping`);
     this.specs.set(spec.name, { spec, timeoutMs });
     this.held.delete(spec.name);
     const color = COLORS[this.colorIndex++ % COLORS.length];
@@ -35,6 +52,7 @@ export class Supervisor {
     let restarts = 0;
     const launch = (): Promise<void> => {
       const lines: string[] = [];
+      const launchedAt = Date.now();
       const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       this.children.set(spec.name, child);
       for (const stream of [child.stdout!, child.stderr!]) {
@@ -47,9 +65,9 @@ export class Supervisor {
       child.once('exit', (code, signal) => {
         this.children.delete(spec.name);
         if (this.stopping || this.held.has(spec.name)) return;
-        restarts++;
-        const delay = Math.min(30_000, 500 * 2 ** Math.min(restarts, 6));
-        this.out(`${prefix} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
+        restarts = Date.now() - launchedAt >= STABLE_MS ? 1 : restarts + 1;
+        const delay = restartDelayMs(restarts);
+        this.out(`${prefix} exited (${signal ?? `code ${code}`}); ${delay ? `restarting in ${delay} ms` : 'restarting'}`);
         setTimeout(() => {
           if (!this.stopping && !this.held.has(spec.name)) launch().catch((err) => this.out(`${prefix} restart failed: ${(err as Error).message}`));
         }, delay).unref();
@@ -64,7 +82,7 @@ export class Supervisor {
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${spec.name} exited before it was ready`);
       if (await Promise.resolve(spec.ready(lines)).catch(() => false)) return;
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, READY_POLL_MS));
     }
     throw new Error(`${spec.name} was not ready after ${timeoutMs} ms`);
   }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
+import { bundleArgs, buildBundles } from '../../deploy/local/buildBundles.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
 import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
@@ -51,6 +52,9 @@ export interface StackOptions {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  // The global setup built the bundles already; this rebuilds them if a source changed since
+  // (vitest --watch runs the global setup only once).
+  await buildBundles();
   let embedded: EmbeddedMongo | null = null;
   const dbName = `e2e_${randomBytes(4).toString('hex')}`;
   const baseUri = process.env.MONGODB_URI ?? (embedded = await startEmbeddedMongo({ port: 0 })).uri;
@@ -80,7 +84,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     smsWebhookSecret: options.smsWebhookSecret,
   });
   try {
-    for (const spec of specs) await supervisor.start(spec, 60_000);
+    // All at once: each process needs only the store to start. Every start is waited for before
+    // a failure is reported, so none is still being spawned when the supervisor stops.
+    const failed = (await Promise.allSettled(specs.map((spec) => supervisor.start(spec, 60_000)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await supervisor.stop();
     await embedded?.stop();
@@ -98,19 +105,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logs,
     supervisor,
     async createProject(name, origins = ['http://localhost:3000'], extraArgs = []) {
-      const args = [
-        '--import',
-        'tsx',
-        'services/connect/src/cli/project.ts',
-        'create',
-        '--name',
-        name,
-        '--rp-id',
-        'localhost',
-        ...origins.flatMap((o) => ['--origin', o]),
-        ...extraArgs,
-      ];
-      const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env } });
+      const args = ['create', '--name', name, '--rp-id', 'localhost', ...origins.flatMap((o) => ['--origin', o]), ...extraArgs];
+      const { stdout } = await run(process.execPath, bundleArgs('project', args), { env: { ...process.env, ...env } });
       return JSON.parse(stdout) as ProjectJson;
     },
     async stop() {
