@@ -2,8 +2,8 @@
 #
 # One image for every process of the stack; the command names the process:
 #   docker build -t passkeyauth .
-#   docker run --rm -p 8080:8080 -p 8081:8081 -e CEREMONY_URL=… passkeyauth gateway
-#   docker run --rm -p 7101:7101 -e MONGODB_URI=… passkeyauth ceremony      (also: challenge, connect)
+#   docker run --rm -p 8080:8080 -p 8081:8081 -e INTERNAL_AUTH_KEYS=… -e CEREMONY_URL=… passkeyauth gateway
+#   docker run --rm -p 7101:7101 -e MONGODB_URI=… -e INTERNAL_AUTH_KEYS=… passkeyauth ceremony   (also: challenge, connect)
 # Project administration from the same image (no shell in it; run node directly):
 #   kubectl exec deploy/connect -- /nodejs/bin/node dist/services/connect/src/cli/project.js list
 #

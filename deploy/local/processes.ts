@@ -1,4 +1,5 @@
 /** The local stack's processes and their environment; shared by `npm start` and the end-to-end tests. */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { bundleArgs, type BundleName } from './buildBundles.js';
@@ -17,6 +18,11 @@ export const DEFAULT_PORTS: StackPorts = { ceremony: 7101, challenge: 7102, conn
 export interface StackEnv {
   mongodbUri: string;
   masterKey: string;
+  /**
+   * INTERNAL_AUTH_KEYS of the stack's processes (services/runtime/internalAuth.ts); a fresh random
+   * key per stack when not given, since nothing outside the stack calls the services directly.
+   */
+  internalAuthKeys?: string;
   ports: StackPorts;
   /** Public URLs stored on new projects ("{projectID}" is replaced by the project ID). */
   frontendApiUrl: string;
@@ -99,7 +105,13 @@ export function demoProcess(opts: { port: number; projectFile: string; mailInbox
 /** Services first (connect, challenge, ceremony), then the gateway in front of them. */
 export function stackProcesses(env: StackEnv): ProcessSpec[] {
   const p = env.ports;
-  const common = { MONGODB_URI: env.mongodbUri, MASTER_KEY: env.masterKey, LOG_LEVEL: env.logLevel ?? 'info', HOST: '127.0.0.1' };
+  const common = {
+    MONGODB_URI: env.mongodbUri,
+    MASTER_KEY: env.masterKey,
+    INTERNAL_AUTH_KEYS: env.internalAuthKeys ?? randomBytes(32).toString('hex'),
+    LOG_LEVEL: env.logLevel ?? 'info',
+    HOST: '127.0.0.1',
+  };
   const urls = {
     CEREMONY_URL: `http://127.0.0.1:${p.ceremony}`,
     CHALLENGE_URL: `http://127.0.0.1:${p.challenge}`,
@@ -137,6 +149,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
       env: {
         ...urls,
         LOG_LEVEL: common.LOG_LEVEL,
+        INTERNAL_AUTH_KEYS: common.INTERNAL_AUTH_KEYS,
         HOST: '127.0.0.1',
         FRONTEND_PORT: String(p.frontend),
         BACKEND_PORT: String(p.backend),

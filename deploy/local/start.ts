@@ -68,7 +68,9 @@ try {
   const emailFrom = process.env.EMAIL_FROM;
   // Every process needs only the store to start (they call each other per request), and the
   // demo project is written straight to the store, so all of it starts at once.
-  const services = stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom }).map((spec) => supervisor.start(spec));
+  // INTERNAL_AUTH_KEYS when given, else a fresh key for this stack (stackProcesses).
+  const internalAuthKeys = process.env.INTERNAL_AUTH_KEYS;
+  const services = stackProcesses({ mongodbUri, masterKey, internalAuthKeys, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom }).map((spec) => supervisor.start(spec));
   const demoStarted = (async () => {
     const { ensureDemoProject } = await demoProjectModule;
     const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_FILE });

@@ -4,6 +4,7 @@ import { EnvReader } from '../../services/runtime/config.js';
 import { handleShutdown, listen } from '../../services/runtime/lifecycle.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { createMetrics } from '../../services/runtime/metrics.js';
+import { internalTokenSource, parseInternalAuthKeys } from '../../services/runtime/internalAuth.js';
 import { serviceClient } from '../../services/runtime/rpcClient.js';
 import { BasicAuthenticator } from './auth/basicAuth.js';
 import { BearerAuthenticator } from './auth/bearerAuth.js';
@@ -16,6 +17,8 @@ import { createUpstreams } from './upstreams.js';
 
 const env = new EnvReader();
 const config = {
+  // Shared key(s) proving the caller of every internal RPC (services/runtime/internalAuth.ts).
+  internalAuthKeys: env.string('INTERNAL_AUTH_KEYS'),
   host: env.string('HOST', '127.0.0.1'),
   frontendPort: env.port('FRONTEND_PORT', 8080),
   backendPort: env.port('BACKEND_PORT', 8081),
@@ -37,14 +40,16 @@ const config = {
 const logger = createLogger('gateway');
 try {
   env.done();
+  const internalAuth = parseInternalAuthKeys(config.internalAuthKeys);
+  const callerToken = internalTokenSource(internalAuth, 'gateway');
   const routes = buildRouteTable(await discoverServices());
-  const projects = serviceClient(ProjectService, config.connectUrl);
+  const projects = serviceClient(ProjectService, config.connectUrl, callerToken);
   const directory = new ProjectDirectory(projects);
   const metrics = createMetrics('gateway');
   let accepting = true;
   const servers = createGateway({
     routes,
-    upstreams: createUpstreams({ ceremony: config.ceremonyUrl, challenge: config.challengeUrl, connect: config.connectUrl }),
+    upstreams: createUpstreams({ ceremony: config.ceremonyUrl, challenge: config.challengeUrl, connect: config.connectUrl }, callerToken),
     basic: new BasicAuthenticator(projects),
     bearer: new BearerAuthenticator(directory),
     directory,

@@ -1,12 +1,12 @@
 /** One Connect transport per backing service, chosen by the RPC's proto package (passkeyauth.<service>.v1). */
 import type { DescService } from '@bufbuild/protobuf';
 import type { Transport } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { serviceTransport } from '../../services/runtime/rpcClient.js';
 
 export type ServiceName = 'ceremony' | 'challenge' | 'connect';
 
-export function createUpstreams(urls: Record<ServiceName, string>): Record<ServiceName, Transport> {
-  const make = (baseUrl: string) => createConnectTransport({ baseUrl, httpVersion: '1.1', useBinaryFormat: true });
+export function createUpstreams(urls: Record<ServiceName, string>, callerToken: () => Promise<string>): Record<ServiceName, Transport> {
+  const make = (baseUrl: string) => serviceTransport(baseUrl, callerToken);
   return { ceremony: make(urls.ceremony), challenge: make(urls.challenge), connect: make(urls.connect) };
 }
 

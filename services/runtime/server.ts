@@ -6,12 +6,15 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { internalAuthInterceptor, type InternalAuthKeys } from './internalAuth.js';
 import { contextInterceptor, errorInterceptor, observeInterceptor, validationInterceptor } from './interceptors.js';
 import type { Metrics } from './metrics.js';
 
 export interface RuntimeDeps {
   logger: Logger;
   metrics: Metrics;
+  /** When given (always, in the processes' main.ts), calls without a valid caller token are refused. */
+  internalAuth?: InternalAuthKeys;
   /** True while the process should receive traffic (store reachable, not shutting down). */
   ready: () => Promise<boolean>;
 }
@@ -22,7 +25,9 @@ export function serviceInterceptors(deps: Pick<RuntimeDeps, 'logger' | 'metrics'
 }
 
 export function createRpcServer(routes: (router: ConnectRouter) => void, deps: RuntimeDeps): Server {
-  const rpc = connectNodeAdapter({ routes, interceptors: serviceInterceptors(deps) });
+  const interceptors = serviceInterceptors(deps);
+  if (deps.internalAuth) interceptors.unshift(internalAuthInterceptor(deps.internalAuth, deps.logger));
+  const rpc = connectNodeAdapter({ routes, interceptors });
   return createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok' });

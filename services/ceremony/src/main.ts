@@ -6,6 +6,7 @@ import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
 import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
+import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './connectDirectory.js';
@@ -22,6 +23,8 @@ import { mongoWebauthnUserStore } from './store/webauthnUsers.js';
 
 const env = new EnvReader();
 const config = {
+  // Shared key(s) proving the caller of every internal RPC (services/runtime/internalAuth.ts).
+  internalAuthKeys: env.string('INTERNAL_AUTH_KEYS'),
   host: env.string('HOST', '127.0.0.1'),
   port: env.port('PORT', 7101),
   mongodbUri: env.string('MONGODB_URI'),
@@ -33,23 +36,26 @@ const config = {
 const logger = createLogger('ceremony');
 try {
   env.done();
+  const internalAuth = parseInternalAuthKeys(config.internalAuthKeys);
+  const callerToken = internalTokenSource(internalAuth, 'ceremony');
   const aaguids = createAaguidCatalog(config.aaguidMetadataFile ? await readAaguidMetadataFile(config.aaguidMetadataFile) : {});
   const metrics = createMetrics('ceremony');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...ceremonyIndexes, ...insightsIndexes }, metrics);
-  const projectClient = serviceClient(ProjectService, config.connectUrl);
+  const projectClient = serviceClient(ProjectService, config.connectUrl, callerToken);
   const projects = rpcProjectDirectory(projectClient);
   // Events are written in the background, each expiring after its project's retention.
   const insights = createInsightsService(store.db, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
   let accepting = true;
   const server = createServer({
+    internalAuth,
     logger,
     metrics,
     outcomes: ceremonyOutcomeCounter(metrics),
     ready: async () => accepting && (await store.ping()),
     projects,
-    users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
+    users: rpcUserDirectory(serviceClient(UserService, config.connectUrl, callerToken)),
     signer: rpcPasskeyDataSigner(projectClient),
-    notifier: rpcPasskeyNotifier(serviceClient(ChallengeService, config.challengeUrl)),
+    notifier: rpcPasskeyNotifier(serviceClient(ChallengeService, config.challengeUrl, callerToken)),
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),

@@ -7,6 +7,7 @@ import { createLogger } from '../../runtime/logger.js';
 import { parseMasterKey } from '../../runtime/masterKey.js';
 import { challengeDeliveryCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
+import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
 import { createValueHasher } from './domain/valueHasher.js';
@@ -31,6 +32,8 @@ const rateLimits: RateLimitConfig = {
   verificationPerAddress: limit('VERIFY_PER_ADDRESS', DEFAULT_RATE_LIMITS.verificationPerAddress),
 };
 const config = {
+  // Shared key(s) proving the caller of every internal RPC (services/runtime/internalAuth.ts).
+  internalAuthKeys: env.string('INTERNAL_AUTH_KEYS'),
   host: env.string('HOST', '127.0.0.1'),
   port: env.port('PORT', 7102),
   mongodbUri: env.string('MONGODB_URI'),
@@ -41,6 +44,8 @@ const config = {
 const logger = createLogger('challenge');
 try {
   env.done();
+  const internalAuth = parseInternalAuthKeys(config.internalAuthKeys);
+  const callerToken = internalTokenSource(internalAuth, 'challenge');
   const masterKey = parseMasterKey(config.masterKey);
   const delivery = createDeliveryFromEnv(process.env);
   logger.info({ delivery: delivery.summary }, 'challenge delivery');
@@ -48,12 +53,13 @@ try {
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes, metrics);
   let accepting = true;
   const server = createServer({
+    internalAuth,
     logger,
     metrics,
     ready: async () => accepting && (await store.ping()),
     store: mongoChallengeStore(store.db),
-    users: rpcUserDirectory(serviceClient(UserService, config.connectUrl)),
-    projects: rpcProjectSettings(serviceClient(ProjectService, config.connectUrl)),
+    users: rpcUserDirectory(serviceClient(UserService, config.connectUrl, callerToken)),
+    projects: rpcProjectSettings(serviceClient(ProjectService, config.connectUrl, callerToken)),
     limits: mongoRateLimits(store.db, rateLimits),
     hasher: createValueHasher(masterKey),
     delivery: { email: delivery.email, sms: delivery.sms, logger, now: () => new Date(), deliveries: challengeDeliveryCounter(metrics) },

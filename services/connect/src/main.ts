@@ -7,6 +7,7 @@ import { createLogger } from '../../runtime/logger.js';
 import { parseMasterKey } from '../../runtime/masterKey.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
+import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './domain/projectRules.js';
@@ -26,6 +27,8 @@ import { rpcUserCleanup } from './userCleanup.js';
 
 const env = new EnvReader();
 const config = {
+  // Shared key(s) proving the caller of every internal RPC (services/runtime/internalAuth.ts).
+  internalAuthKeys: env.string('INTERNAL_AUTH_KEYS'),
   host: env.string('HOST', '127.0.0.1'),
   port: env.port('PORT', 7103),
   mongodbUri: env.string('MONGODB_URI'),
@@ -40,15 +43,18 @@ const config = {
 const logger = createLogger('connect');
 try {
   env.done();
+  const internalAuth = parseInternalAuthKeys(config.internalAuthKeys);
+  const callerToken = internalTokenSource(internalAuth, 'connect');
   const masterKey = parseMasterKey(config.masterKey);
   frontendApiUrlFor(config.frontendApiUrl, 'pro-1');
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', config.backendApiUrl);
   const metrics = createMetrics('connect');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics);
-  const ceremony = serviceClient(CeremonyService, config.ceremonyUrl);
-  const challenges = serviceClient(ChallengeService, config.challengeUrl);
+  const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
+  const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
   let accepting = true;
   const server = createServer({
+    internalAuth,
     logger,
     metrics,
     ready: async () => accepting && (await store.ping()),
