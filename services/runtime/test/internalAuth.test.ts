@@ -4,7 +4,6 @@
  */
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
 import { SignJWT } from 'jose';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { CALLER_HEADER, callerAuthInterceptor, internalAuthInterceptor, internalTokenSource, parseInternalAuthKeys } from '../internalAuth.js';
