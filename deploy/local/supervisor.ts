@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { SUPERVISED_ENV } from '../../services/runtime/lifecycle.js';
 
 export interface ProcessSpec {
   name: string;
@@ -53,7 +54,10 @@ export class Supervisor {
     const launch = (): Promise<void> => {
       const lines: string[] = [];
       const launchedAt = Date.now();
-      const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // stdin is a pipe the child watches: it stops when the pipe closes, so no process outlives
+      // its supervisor however the supervisor ends (handleShutdown in services/runtime/lifecycle.ts).
+      const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env, [SUPERVISED_ENV]: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin!.on('error', () => undefined);
       this.children.set(spec.name, child);
       for (const stream of [child.stdout!, child.stderr!]) {
         createInterface({ input: stream }).on('line', (line) => {
@@ -65,6 +69,11 @@ export class Supervisor {
       child.once('exit', (code, signal) => {
         this.children.delete(spec.name);
         if (this.stopping || this.held.has(spec.name)) return;
+        // A clean exit is the process's own decision (e.g. it was sent SIGTERM directly): not a crash.
+        if (code === 0 && signal === null) {
+          this.out(`${prefix} exited cleanly; not restarting`);
+          return;
+        }
         restarts = Date.now() - launchedAt >= STABLE_MS ? 1 : restarts + 1;
         const delay = restartDelayMs(restarts);
         this.out(`${prefix} exited (${signal ?? `code ${code}`}); ${delay ? `restarting in ${delay} ms` : 'restarting'}`);

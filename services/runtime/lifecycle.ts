@@ -48,6 +48,18 @@ export function handleShutdown(opts: ShutdownOptions): void {
     opts.logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // `on`, not `once`: a process-group SIGTERM (timeout, process managers, kill -- -PGID) reaches
+  // the process twice, directly and from its supervisor; the second must not end the drain.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  // Under the local supervisor, stdin is a pipe from it: when it closes, the supervisor is gone
+  // (even killed with SIGKILL), and a process left behind would hold its port.
+  if (process.env[SUPERVISED_ENV] === '1') {
+    process.stdin.on('end', () => void stop('supervisor gone'));
+    process.stdin.on('error', () => void stop('supervisor gone'));
+    process.stdin.resume();
+  }
 }
+
+/** Set by the local supervisor for the processes it runs (see handleShutdown). */
+export const SUPERVISED_ENV = 'PASSKEYAUTH_SUPERVISED';

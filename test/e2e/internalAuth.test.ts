@@ -38,7 +38,7 @@ describe('internal calls without proof of the caller', () => {
       [stack.ports.connect, 'passkeyauth.connect.v1.UserService/GetUser', { userId: userID }],
     ];
     for (const [port, path, body] of calls) {
-      for (const headers of [{}, { 'x-passkeyauth-caller': FORGED }]) {
+      for (const headers of [{}, { 'x-passkeyauth-caller': FORGED }] as Record<string, string>[]) {
         const r = await direct(port, path, body, headers);
         expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 401, code: 'unauthenticated' });
       }

@@ -47,4 +47,39 @@ describe('Supervisor', () => {
     await supervisor.restartOne('sleeper');
     expect(pidsIn(out)).toHaveLength(2);
   });
+
+  it('does not restart a process that exits cleanly (code 0) on its own', async () => {
+    const out: string[] = [];
+    supervisor = new Supervisor((line) => out.push(line));
+    await supervisor.start({ ...sleeper, name: 'once', args: ['-e', 'console.log(`pid ${process.pid}`); setTimeout(() => process.exit(0), 200);'] });
+    await expect.poll(() => out.some((l) => l.endsWith('exited cleanly; not restarting')), { timeout: 10_000 }).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pidsIn(out)).toHaveLength(1);
+  });
+
+  it("a process running handleShutdown stops by itself when its supervisor's pipe closes", async () => {
+    const out: string[] = [];
+    supervisor = new Supervisor((line) => out.push(line));
+    const script = [
+      "const { handleShutdown } = await import('./services/runtime/lifecycle.ts');",
+      "const logger = { info: (...a) => console.log(JSON.stringify(a)), error: () => {} };",
+      'handleShutdown({ logger, servers: [], markNotReady: () => {}, drainMs: 0, close: async () => {} });',
+      'console.log(`pid ${process.pid}`); setInterval(() => {}, 1000);',
+    ].join('\n');
+    await supervisor.start({ ...sleeper, name: 'watcher', args: ['--import', 'tsx', '--input-type=module', '-e', script] }, 30_000);
+    const [pid] = pidsIn(out);
+    // What the supervisor's death does to the pipe, without killing the test's own process.
+    (supervisor as unknown as { children: Map<string, { stdin: { end(): void } }> }).children.get('watcher')!.stdin.end();
+    await expect.poll(() => out.some((l) => l.includes('supervisor gone')), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
