@@ -36,10 +36,12 @@ const urlsOf = (p: StackPorts) => ({
 });
 
 /** One replica of the stack: its gateway in front of its own services; its services call the other replica's. */
-function replica(name: Replica, peer: Replica, mongodbUri: string, masterKey: string): ProcessSpec[] {
+function replica(name: Replica, peer: Replica, mongodbUri: string, masterKey: string, internalAuthKeys: string): ProcessSpec[] {
   return stackProcesses({
     mongodbUri,
     masterKey,
+    // One Secret for all replicas, as in Kubernetes: any replica's caller token is good at any other.
+    internalAuthKeys,
     ports: ports[name],
     frontendApiUrl: env.FRONTEND_API_URL,
     backendApiUrl: env.BACKEND_API_URL,
@@ -100,7 +102,8 @@ beforeAll(async () => {
     BACKEND_API_URL: `http://127.0.0.1:${ports.a.backend}`,
   };
   supervisor = new Supervisor((line) => logs.push(line));
-  const specs = [...replica('a', 'b', env.MONGODB_URI, masterKey), ...replica('b', 'a', env.MONGODB_URI, masterKey)];
+  const internalAuthKeys = randomBytes(32).toString('hex');
+  const specs = [...replica('a', 'b', env.MONGODB_URI, masterKey, internalAuthKeys), ...replica('b', 'a', env.MONGODB_URI, masterKey, internalAuthKeys)];
   try {
     await Promise.all(specs.map((spec) => supervisor!.start(spec, 90_000)));
   } catch (err) {

@@ -1,0 +1,207 @@
+/**
+ * Fuzz every route of both listeners, as the served OpenAPI documents list them, with generated
+ * malformed input: each body property replaced by every wrong JSON type, huge, deep and wide
+ * values, missing fields, invalid JSON and encodings, wrong content types, and garbage path and
+ * query parameters. Every answer must be a 2xx or a 4xx whose body is the errorRsp shape; never a
+ * 5xx, and no process of the stack may crash or restart.
+ *
+ * Bounded: about 1,500 requests, 8 at a time, against a stack of its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+
+type Listener = 'frontend' | 'backend';
+interface Operation {
+  listener: Listener;
+  method: string;
+  template: string;
+  requestSchema: Schema | null;
+  queryNames: string[];
+}
+interface Schema {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  $ref?: string;
+}
+interface Probe {
+  operation: Operation;
+  name: string;
+  path: string;
+  body?: string | Buffer;
+  contentType?: string;
+}
+interface Outcome {
+  probe: Probe;
+  status: number;
+  text: string;
+}
+
+const ORIGIN = 'http://localhost:3000';
+const CONCURRENCY = 8;
+
+let stack: Stack;
+let project: ProjectJson;
+let userID: string;
+let processToken: string;
+const operations: Operation[] = [];
+const docs = {} as Record<Listener, { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, Schema> } }>;
+
+beforeAll(async () => {
+  stack = await startStack();
+  project = await stack.createProject('fuzz', [ORIGIN]);
+  const user = await fetch(`${stack.backendUrl}/v2/users`, { method: 'POST', headers: backendHeaders(), body: JSON.stringify({ fullName: 'Fuzz', status: 'active' }) });
+  userID = ((await user.json()) as { userID: string }).userID;
+  // A real process token, so process-token routes get past authentication into their input checks.
+  const init = await fetch(`${stack.frontendUrl}/v2/connect/login/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, origin: ORIGIN },
+    body: JSON.stringify({ clientInformation: { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true }, flags: {} }),
+  });
+  const initBody = (await init.json()) as { token?: string };
+  processToken = initBody.token ?? '';
+  for (const listener of ['frontend', 'backend'] as const) {
+    const base = listener === 'frontend' ? stack.frontendUrl : stack.backendUrl;
+    docs[listener] = (await (await fetch(`${base}/openapi.json`)).json()) as (typeof docs)[Listener];
+    for (const [template, item] of Object.entries(docs[listener].paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const o = op as { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: { name: string; in: string }[] };
+        operations.push({
+          listener,
+          method: method.toUpperCase(),
+          template,
+          requestSchema: o.requestBody?.content?.['application/json']?.schema ?? null,
+          queryNames: (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+        });
+      }
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function backendHeaders(): Record<string, string> {
+  return { authorization: basic(project), 'content-type': 'application/json' };
+}
+
+function resolve(listener: Listener, schema: Schema | undefined): Schema | undefined {
+  if (!schema?.$ref) return schema;
+  return docs[listener].components.schemas[schema.$ref.split('/').pop()!];
+}
+
+/** A concrete path: real IDs where the route names them, so checks past the path run too. */
+function concretePath(template: string): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => (name.toLowerCase().includes('user') ? userID : `${name.slice(0, 3).toLowerCase()}-1`));
+}
+
+let deep = '0';
+for (let i = 0; i < 5000; i++) deep = `[${deep}]`;
+const WRONG_VALUES: [string, string][] = [
+  ['null', 'null'],
+  ['number', '12345'],
+  ['negative float', '-1.5e300'],
+  ['string', '"x"'],
+  ['boolean', 'true'],
+  ['array', '[1,"a",{}]'],
+  ['object', '{"a":{"b":1}}'],
+  ['long string', JSON.stringify('x'.repeat(60_000))],
+  ['unicode string', JSON.stringify('\u0000\ud83d\ude00\u202e<script>')],
+  ['deep array', deep],
+  ['wide array', `[${new Array(20_000).fill(0).join(',')}]`],
+];
+
+function probesOf(operation: Operation): Probe[] {
+  const path = concretePath(operation.template);
+  const probes: Probe[] = [];
+  const add = (name: string, p: Omit<Probe, 'operation' | 'name'>) => probes.push({ operation, name, ...p });
+  // Path parameters: garbage, huge, traversal.
+  if (operation.template.includes('{')) {
+    for (const garbage of ['%00', 'usr-' + '9'.repeat(400), '..%2F..%2Fetc', '%F0%9F%98%80', 'usr-1;drop']) {
+      add(`path ${garbage.slice(0, 12)}`, { path: operation.template.replace(/\{[^}]+\}/g, garbage), body: operation.method === 'GET' || operation.method === 'DELETE' ? undefined : '{}' });
+    }
+  }
+  if (operation.method === 'GET' || operation.method === 'DELETE') {
+    for (const q of operation.queryNames) {
+      for (const v of ['%00', 'x'.repeat(5000), '-1', '1e999', 'true', '[]']) add(`query ${q}=${v.slice(0, 8)}`, { path: `${path}?${encodeURIComponent(q)}=${v}` });
+    }
+    return probes;
+  }
+  add('invalid JSON', { path, body: '{"a":' });
+  add('JSON array', { path, body: '[1,2]' });
+  add('JSON scalar', { path, body: '7' });
+  add('invalid UTF-8', { path, body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) });
+  add('wrong content type', { path, body: 'a=b', contentType: 'application/x-www-form-urlencoded' });
+  add('empty object', { path, body: '{}' });
+  add('over the body limit', { path, body: JSON.stringify({ a: 'x'.repeat(300 * 1024) }) });
+  const schema = resolve(operation.listener, operation.requestSchema ?? undefined);
+  for (const property of Object.keys(schema?.properties ?? {})) {
+    for (const [label, value] of WRONG_VALUES) add(`${property} as ${label}`, { path, body: `{"${property}":${value}}` });
+  }
+  return probes;
+}
+
+function headersFor(probe: Probe): Record<string, string> {
+  const h: Record<string, string> =
+    probe.operation.listener === 'backend'
+      ? backendHeaders()
+      : { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, 'x-corbado-process-id': processToken, origin: ORIGIN };
+  if (probe.contentType) h['content-type'] = probe.contentType;
+  return h;
+}
+
+async function send(probe: Probe): Promise<Outcome> {
+  const base = probe.operation.listener === 'frontend' ? stack.frontendUrl : stack.backendUrl;
+  const res = await fetch(`${base}${probe.path}`, { method: probe.operation.method, headers: headersFor(probe), body: probe.body });
+  return { probe, status: res.status, text: await res.text() };
+}
+
+async function runAll(probes: Probe[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < probes.length) outcomes.push(await send(probes[next++]));
+    }),
+  );
+  return outcomes;
+}
+
+/** What is wrong with an answer, or null: 2xx, or 4xx with an errorRsp body naming its status. */
+function problemOf(o: Outcome): string | null {
+  if (o.status >= 500) return `${o.status}: ${o.text.slice(0, 300)}`;
+  if (o.status < 400) return o.status >= 200 && o.status < 300 ? null : `unexpected status ${o.status}`;
+  let body: { httpStatusCode?: unknown; error?: { type?: unknown; validation?: unknown } };
+  try {
+    body = JSON.parse(o.text) as typeof body;
+  } catch {
+    return `${o.status} without a JSON body: ${o.text.slice(0, 120)}`;
+  }
+  if (body.httpStatusCode !== o.status || typeof body.error?.type !== 'string' || !Array.isArray(body.error.validation)) return `${o.status} not an errorRsp: ${o.text.slice(0, 200)}`;
+  return null;
+}
+
+describe('fuzzing every route of both OpenAPI documents', () => {
+  it('answers every malformed request with 2xx or a 4xx errorRsp, never 5xx, and nothing crashes', async () => {
+    expect(operations.length).toBeGreaterThan(50);
+    const probes = operations.flatMap(probesOf);
+    expect(probes.length).toBeGreaterThan(1000);
+    const outcomes = await runAll(probes);
+    const problems = outcomes.map((o) => ({ o, problem: problemOf(o) })).filter((x) => x.problem !== null);
+    expect(
+      problems.slice(0, 20).map(({ o, problem }) => `${o.probe.operation.method} ${o.probe.operation.template} [${o.probe.name}] → ${problem}`),
+      `${problems.length} of ${outcomes.length} answers`,
+    ).toEqual([]);
+    // No process exited (the supervisor reports every exit).
+    expect(stack.logs.filter((l) => /exited \(/.test(l))).toEqual([]);
+    // And the stack still serves a well-formed request.
+    const b1 = await fetch(`${stack.backendUrl}/v2/users/${userID}/challenges`, {
+      method: 'POST',
+      headers: backendHeaders(),
+      body: JSON.stringify({ challengeType: 'email_otp', identifierValue: 'fuzz@example.com', clientInformation: backendClientInformation }),
+    });
+    expect(b1.status).toBe(200);
+  }, 300_000);
+});
