@@ -189,6 +189,11 @@ describe('fuzzing every route of both OpenAPI documents', () => {
     const probes = operations.flatMap(probesOf);
     expect(probes.length).toBeGreaterThan(1000);
     const outcomes = await runAll(probes);
+    const byStatus = new Map<number, number>();
+    for (const o of outcomes) byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
+    console.log(`fuzz: ${operations.length} operations, ${outcomes.length} requests, statuses ${JSON.stringify(Object.fromEntries(byStatus))}`);
+    // Most malformed input must reach the input checks, not stop at authentication.
+    expect(outcomes.filter((o) => o.status === 400).length).toBeGreaterThan(outcomes.length / 2);
     const problems = outcomes.map((o) => ({ o, problem: problemOf(o) })).filter((x) => x.problem !== null);
     expect(
       problems.slice(0, 20).map(({ o, problem }) => `${o.probe.operation.method} ${o.probe.operation.template} [${o.probe.name}] → ${problem}`),
