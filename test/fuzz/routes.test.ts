@@ -154,7 +154,7 @@ function headersFor(probe: Probe): Record<string, string> {
 
 async function send(probe: Probe): Promise<Outcome> {
   const base = probe.operation.listener === 'frontend' ? stack.frontendUrl : stack.backendUrl;
-  const res = await fetch(`${base}${probe.path}`, { method: probe.operation.method, headers: headersFor(probe), body: probe.body });
+  const res = await fetch(`${base}${probe.path}`, { method: probe.operation.method, headers: headersFor(probe), body: probe.body as BodyInit | undefined });
   return { probe, status: res.status, text: await res.text() };
 }
 
