@@ -91,7 +91,7 @@ export function fromConnectError(err: unknown): HttpError {
   const retry = { 'retry-after': String(RETRY_AFTER_SECONDS) };
   // Aborted without a detail is the transport's: the connection was reset mid-call (the service
   // crashed or restarted), so whether the call took effect is unknown.
-  if (ce.code === Code.Unavailable || ce.code === Code.Aborted) {
+  if (ce.code === Code.Unavailable || ce.code === Code.Aborted || isConnectionFault(ce)) {
     return new HttpError(503, { type: 'service_unavailable', details: 'a backing service is not reachable or dropped the connection; the outcome is unknown, retry shortly' }, retry);
   }
   if (ce.code === Code.DeadlineExceeded) {
@@ -100,6 +100,17 @@ export function fromConnectError(err: unknown): HttpError {
   // No detail means the service did not mean this for the caller (a bug, or Connect's own
   // protocol errors): say nothing specific, whatever the upstream message was.
   return new HttpError(status, { type: status === 500 ? 'internal_error' : 'error', details: status === 500 ? 'internal error' : (MESSAGES[status] ?? 'error').toLowerCase() });
+}
+
+/**
+ * A failure of the connection itself rather than an answer of the service: the client transport
+ * keeps the socket's error as the cause (EPIPE while the request was written to a dying process,
+ * ECONNRESET, a premature close), whatever Connect code it chose; a service's own error crosses the
+ * wire without one.
+ */
+function isConnectionFault(ce: ConnectError): boolean {
+  const code = (ce.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^(E[A-Z]+|ERR_STREAM_PREMATURE_CLOSE|ERR_HTTP2_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code);
 }
 
 export function errorRsp(status: number, body: ErrorBody, requestId: string, runtimeSeconds: number): Record<string, unknown> {

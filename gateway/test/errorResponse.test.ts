@@ -177,6 +177,13 @@ describe('fromConnectError: errors without a detail reveal nothing internal', ()
     const timeout = fromConnectError(new ConnectError('the operation timed out', Code.DeadlineExceeded));
     expect({ status: timeout.status, retryAfter: timeout.headers['retry-after'] }).toEqual({ status: 504, retryAfter: '1' });
     expect(timeout.body.details).toMatch(/did not answer in time/);
+    // Whatever code the transport picked, a socket error as the cause is a dropped connection.
+    for (const cause of [Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })]) {
+      const dropped = fromConnectError(new ConnectError('write failed', Code.Unknown, undefined, undefined, cause));
+      expect({ status: dropped.status, type: dropped.body.type }).toEqual({ status: 503, type: 'service_unavailable' });
+    }
+    // A service's own internal error (no cause on this side) stays a 500.
+    expect(fromConnectError(await overTheWire(new ConnectError('boom', Code.Internal))).status).toBe(500);
     // A service's own outage report (with a detail) gets Retry-After too.
     const reported = fromConnectError(await overTheWire(new ConnectError('store down', Code.Unavailable, undefined, [detail({ type: 'store_unavailable', details: 'the database is not reachable' })])));
     expect({ status: reported.status, type: reported.body.type, retryAfter: reported.headers['retry-after'] }).toEqual({ status: 503, type: 'store_unavailable', retryAfter: '1' });
