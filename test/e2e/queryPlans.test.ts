@@ -1,0 +1,81 @@
+/**
+ * Every hot repository query is served by an index that covers its filter (and sort): the store
+ * itself is asked with `explain`, on the embedded store and, with MONGODB_URI, on a real MongoDB.
+ * The indexes are exactly the ones the services declare (their IndexPlans), the filters and sorts
+ * the ones their repositories send (services/*\/src/store).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Document } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { ceremonyIndexes } from '../../services/ceremony/src/store/indexes.js';
+import { insightsIndexes } from '../../services/ceremony/src/store/insightsIndexes.js';
+import { challengeIndexes } from '../../services/challenge/src/store/challenges.js';
+import { connectIndexes } from '../../services/connect/src/store/indexes.js';
+import { connectStore, type Store } from '../../services/runtime/mongo.js';
+
+let mongo: EmbeddedMongo | null = null;
+let store: Store;
+
+beforeAll(async () => {
+  const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
+  store = await connectStore(uri, `plans_${randomBytes(4).toString('hex')}`, { ...ceremonyIndexes, ...insightsIndexes, ...challengeIndexes, ...connectIndexes });
+  // Enough documents of other projects and users that a scan would show as one.
+  const db = store.db;
+  const many = (n: number, f: (i: number) => Document) => Array.from({ length: n }, (_, i) => f(i));
+  await db.collection('credentials').insertMany(many(200, (i) => ({ _id: `cre-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, credentialId: `c${i}`, createdAt: new Date(i) })));
+  await db.collection('ceremony_sessions').insertMany(many(200, (i) => ({ _id: `pch-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, challenge: `ch${i}`, expiresAt: new Date(Date.now() + 60_000) })));
+  await db.collection('challenges').insertMany(many(200, (i) => ({ _id: `cha-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, expiresAt: new Date(Date.now() + 60_000) })));
+  await db.collection('user_insights').insertMany(many(200, (i) => ({ _id: JSON.stringify([`pro-${i % 4}`, `usr-${i}`]) as never, projectId: `pro-${i % 4}`, userId: `usr-${i}` })));
+  await db.collection('webauthn_users').insertMany(many(200, (i) => ({ _id: `pro-${i % 4}/usr-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i}` })));
+  await db.collection('users').insertMany(many(200, (i) => ({ _id: `usr-${i}` as never, projectId: `pro-${i % 4}`, createdAt: new Date(i) })));
+  await db.collection('identifiers').insertMany(many(200, (i) => ({ _id: `ide-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, type: 'email', value: `u${i}@example.com`, createdAt: new Date(i) })));
+  await db.collection('connect_tokens').insertMany(many(200, (i) => ({ _id: `ctk-${i}` as never, projectId: `pro-${i % 4}`, secretHash: `h${i}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
+}, 60_000);
+
+afterAll(async () => {
+  await store?.db.dropDatabase().catch(() => undefined);
+  await store?.close();
+  await mongo?.stop();
+});
+
+/** The index a plan reads: IXSCAN's index name, "_id_" for an _id point lookup, "COLLSCAN" for a scan. */
+function indexOf(plan: Document): string {
+  if (plan.stage === 'IDHACK' || plan.stage === 'EXPRESS_IXSCAN') return plan.indexName ?? '_id_';
+  if (plan.stage === 'IXSCAN') return plan.indexName as string;
+  if (plan.stage === 'COLLSCAN') return 'COLLSCAN';
+  const inputs = [plan.inputStage, ...(plan.inputStages ?? [])].filter(Boolean) as Document[];
+  for (const input of inputs) {
+    const found = indexOf(input);
+    if (found) return found;
+  }
+  return '';
+}
+
+const QUERIES: { what: string; collection: string; filter: Document; sort?: Document; index: string }[] = [
+  { what: 'ceremony: passkey by credential ID (B5, B7, B3 duplicates)', collection: 'credentials', filter: { projectId: 'pro-1', credentialId: 'c5' }, index: 'project_credential_unique' },
+  { what: "ceremony: a user's passkeys, oldest first (B2, B4, lists)", collection: 'credentials', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_user_created' },
+  { what: 'ceremony: guarded counter update of a passkey (B5, B7)', collection: 'credentials', filter: { _id: 'cre-5', projectId: 'pro-1', counter: { $lt: 3 } }, index: '_id_' },
+  { what: 'ceremony: take the session of a finish (B3, B5, B7)', collection: 'ceremony_sessions', filter: { challenge: 'ch5', projectId: 'pro-1', operation: 'login', userId: 'usr-5', processId: { $in: ['p'] }, expiresAt: { $gt: new Date() } }, index: 'challenge_unique' },
+  { what: "ceremony: a deleted user's sessions", collection: 'ceremony_sessions', filter: { projectId: 'pro-1', userId: 'usr-1' }, index: 'project_user' },
+  { what: 'ceremony: the WebAuthn user handle', collection: 'webauthn_users', filter: { _id: 'pro-1/usr-1' }, index: '_id_' },
+  { what: "ceremony: the user's insights document (B2, B4)", collection: 'user_insights', filter: { _id: '["pro-1","usr-1"]', projectId: 'pro-1' }, index: '_id_' },
+  { what: "ceremony: a deleted user's events", collection: 'ceremony_events', filter: { projectId: 'pro-1', userId: 'usr-1' }, index: 'project_user_at' },
+  { what: 'challenge: a challenge of a user (verify, read)', collection: 'challenges', filter: { _id: 'cha-5', projectId: 'pro-1', userId: 'usr-5' }, index: '_id_' },
+  { what: 'challenge: rate limit counter', collection: 'rate_limits', filter: { key: 'challenge_verify_user:pro-1:usr-1' }, index: 'key_unique' },
+  { what: 'connect: a user', collection: 'users', filter: { _id: 'usr-5', projectId: 'pro-1' }, index: '_id_' },
+  { what: 'connect: an identifier by value (sign-up, login)', collection: 'identifiers', filter: { projectId: 'pro-1', type: 'email', value: 'u5@example.com' }, index: 'project_type_value_unique' },
+  { what: "connect: a user's identifiers", collection: 'identifiers', filter: { projectId: 'pro-1', userId: 'usr-1' }, index: 'project_user' },
+  { what: 'connect: a connect token by secret', collection: 'connect_tokens', filter: { secretHash: 'h5' }, index: 'secret_hash_unique' },
+  { what: "connect: a project's connect tokens, oldest first", collection: 'connect_tokens', filter: { projectId: 'pro-1' }, sort: { createdAt: 1 }, index: 'project_created' },
+];
+
+describe('query plans of the hot repository queries', () => {
+  it.each(QUERIES)('$what uses $index', async ({ collection, filter, sort, index }) => {
+    const cursor = store.db.collection(collection).find(filter);
+    if (sort) cursor.sort(sort);
+    const explained = await cursor.explain();
+    const plan = (explained.queryPlanner as Document).winningPlan as Document;
+    expect(indexOf(plan), JSON.stringify(plan)).toBe(index);
+  });
+});
