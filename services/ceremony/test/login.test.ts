@@ -88,6 +88,19 @@ describe('StartLogin (B4)', () => {
   });
 });
 
+describe('process IDs', () => {
+  it("accept the service's own process tokens (up to 2048 characters) and refuse longer ones", async () => {
+    const reg = await registered(env.client);
+    const token = `eyJ${'a'.repeat(700)}.${'b'.repeat(300)}.${'c'.repeat(86)}`;
+    const r = await (await login(env.client, reg.auth, reg.credential, { processId: token })).finish;
+    expect(r.passkeyData?.id).toBe(reg.finished.passkeyData!.id);
+    expect((await startLogin(env.client, { processId: 'p'.repeat(2048) })).assertionOptions).toContain('publicKey');
+    const f = await failure(startLogin(env.client, { processId: 'p'.repeat(2049) }));
+    expect(f.code).toBe(Code.InvalidArgument);
+    expect(f.fields).toEqual(['processID']);
+  });
+});
+
 describe('FinishLogin (B5)', () => {
   it.each(['ES256', 'RS256', 'EdDSA'] as SoftAlgorithm[])('logs in with a %s passkey and saves counter, backup state and last use', async (algorithm) => {
     const auth = new SoftAuthenticator({ flags: { be: true, bs: false } });
