@@ -307,6 +307,21 @@ describe('FinishAppend (B3)', () => {
     await expect(other.finish).resolves.toBeDefined();
   });
 
+  it('a public key whose type or curve does not fit its algorithm is InvalidArgument public_key_mismatch, and nothing is stored', async () => {
+    // An RSA key that says ES256, an EC2 key that says EdDSA, a P-256 key that says P-384.
+    const cases: { algorithm: SoftAlgorithm; coseKeyFields: Record<number, number> }[] = [
+      { algorithm: 'RS256', coseKeyFields: { 3: -7 } },
+      { algorithm: 'ES256', coseKeyFields: { 3: -8 } },
+      { algorithm: 'ES256', coseKeyFields: { 3: -35 } },
+    ];
+    for (const { algorithm, coseKeyFields } of cases) {
+      const r = await appendPasskey(env.client, { create: { algorithm, coseKeyFields } });
+      const f = await failure(r.finish);
+      expect({ code: f.code, type: f.type }, JSON.stringify(coseKeyFields)).toEqual({ code: Code.InvalidArgument, type: 'public_key_mismatch' });
+    }
+    expect(await env.store.db.collection('credentials').countDocuments({})).toBe(0);
+  });
+
   it('a tampered packed attestation signature is InvalidArgument attestation_invalid', async () => {
     const { finish } = await appendPasskey(env.client, {
       create: { fmt: 'packed' },

@@ -5,7 +5,7 @@
  * lets a test control every input the service checks: challenge, origin, RP ID, flags (UP, UV, BE,
  * BS), the signature counter, the user handle, the attachment and the transports.
  */
-import { encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
+import { decodeCBOR, encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 export type SoftAlgorithm = 'ES256' | 'RS256' | 'EdDSA';
@@ -51,6 +51,8 @@ export interface CreateInput {
   clientDataType?: string;
   /** Reuse a credential ID (re-registration). */
   credentialId?: string;
+  /** Integer fields of the COSE public key to overwrite (e.g. {1: 3}: kty RSA on an EC key). */
+  coseKeyFields?: Record<number, number>;
 }
 
 export interface GetInput {
@@ -90,7 +92,9 @@ export class SoftAuthenticator {
 
   create(input: CreateInput): { json: Record<string, unknown>; credential: SoftCredential } {
     const algorithm = input.algorithm ?? 'ES256';
-    const { privateKey, cosePublicKey } = newKey(algorithm);
+    const generated = newKey(algorithm);
+    const privateKey = generated.privateKey;
+    const cosePublicKey = input.coseKeyFields ? overwriteCoseFields(generated.cosePublicKey, input.coseKeyFields) : generated.cosePublicKey;
     const id = input.credentialId ?? b64u(randomBytes(32));
     const credential: SoftCredential = { id, algorithm, privateKey, cosePublicKey, counter: input.counter ?? 0, userHandle: input.userHandle, rpId: input.rpId };
     const idBytes = Buffer.from(id, 'base64url');
@@ -154,6 +158,12 @@ export class SoftAuthenticator {
       clientExtensionResults: {},
     };
   }
+}
+
+function overwriteCoseFields(key: Uint8Array, fields: Record<number, number>): Uint8Array {
+  const map = decodeCBOR(key) as Map<string | number, CBORType>;
+  for (const [k, v] of Object.entries(fields)) map.set(Number(k), v);
+  return encodeCBOR(map);
 }
 
 function newKey(algorithm: SoftAlgorithm): { privateKey: KeyObject; cosePublicKey: Uint8Array } {

@@ -7,6 +7,7 @@ import type { SessionRecord } from '../store/sessions.js';
 import { buildPasskeyData } from './buildPasskeyData.js';
 import { SUPPORTED_ALGORITHMS } from './ceremonyRules.js';
 import { checkCeremonyData } from './checkCeremonyData.js';
+import { checkCoseKey } from './checkCoseKey.js';
 import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import { describeSourceDevice } from './describeSourceDevice.js';
@@ -124,7 +125,8 @@ async function verifyAttestation(parsed: ParsedAttestation, session: SessionReco
     rpId: session.rpId,
     userVerification: session.userVerification,
   });
-  const algorithm = algorithmOf(parsed.authData.credentialPublicKey);
+  // The key must be usable for the algorithm it names (a login could never verify otherwise).
+  const algorithm = checkCoseKey(parsed.authData.credentialPublicKey);
   // Only the algorithms offered in pubKeyCredParams are accepted.
   if (!SUPPORTED_ALGORITHMS.includes(algorithm)) {
     throw invalidArgument('unsupported_algorithm', `the credential's key algorithm ${algorithm} is not one of ${SUPPORTED_ALGORITHMS.join(', ')}`);
