@@ -53,6 +53,8 @@ export function rpcProjectDirectory(projects: Client<typeof ProjectService>, opt
         userVerification: (POLICIES.includes(res.userVerification) ? res.userVerification : 'required') as UserVerificationPolicy,
         frontendApiUrl: res.frontendApiUrl,
         eventRetentionDays: res.eventRetentionDays > 0 ? res.eventRetentionDays : DEFAULT_EVENT_RETENTION_DAYS,
+        // Block is the default; only an explicit "record" relaxes it.
+        cloneDetection: res.cloneDetection === 'record' ? 'record' : 'block',
       };
       cache.set(projectId, info);
       return info;

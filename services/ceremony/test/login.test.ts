@@ -153,22 +153,38 @@ describe('FinishLogin (B5)', () => {
     expect(await credentials().findOne({})).toMatchObject({ counter: 0 });
   });
 
-  it('a counter that does not increase is a possible clone: FailedPrecondition counter_regression, recorded, nothing saved', async () => {
-    const reg = await registered(env.client);
-    await (await login(env.client, reg.auth, reg.credential, { get: { counter: 5 } })).finish;
+  it('a counter that does not increase is a possible clone: counter_regression, recorded, the passkey flagged; under "record" a later higher counter logs in', async () => {
+    const inPro2 = { projectId: 'pro-2', origin: 'https://other.test' };
+    const reg = await registered(env.client, inPro2);
+    await (await login(env.client, reg.auth, reg.credential, { ...inPro2, get: { counter: 5 } })).finish;
     const before = await credentials().findOne({});
     env.clock.advance(1000);
     for (const counter of [5, 3]) {
-      const f = await failure((await login(env.client, reg.auth, reg.credential, { get: { counter } })).finish);
+      const f = await failure((await login(env.client, reg.auth, reg.credential, { ...inPro2, get: { counter } })).finish);
       expect(f.code).toBe(Code.FailedPrecondition);
       expect(f.type).toBe('counter_regression');
       expect(env.insights.events.at(-1)).toMatchObject({ type: 'clone-detected', userId: 'usr-1', credentialId: reg.finished.passkeyData!.id, reason: 'counter_regression' });
     }
-    expect(await credentials().findOne({})).toEqual(before);
+    // Nothing of the refused logins is saved but the flag, set at the first detection.
+    expect(await credentials().findOne({})).toEqual({ ...before, cloneDetectedAt: env.clock.now() });
     // A counter from 0 to 0 after a non-zero one is a regression too.
-    expect((await failure((await login(env.client, reg.auth, reg.credential, { get: { counter: 0 } })).finish)).type).toBe('counter_regression');
-    await (await login(env.client, reg.auth, reg.credential, { get: { counter: 6 } })).finish;
-    expect(await credentials().findOne({})).toMatchObject({ counter: 6 });
+    expect((await failure((await login(env.client, reg.auth, reg.credential, { ...inPro2, get: { counter: 0 } })).finish)).type).toBe('counter_regression');
+    await (await login(env.client, reg.auth, reg.credential, { ...inPro2, get: { counter: 6 } })).finish;
+    expect(await credentials().findOne({})).toMatchObject({ counter: 6, cloneDetectedAt: env.clock.now() });
+  });
+
+  it('under "block" (the default) a passkey flagged as cloned never logs in again, even with a higher counter', async () => {
+    const reg = await registered(env.client);
+    await (await login(env.client, reg.auth, reg.credential, { get: { counter: 5 } })).finish;
+    expect((await failure((await login(env.client, reg.auth, reg.credential, { get: { counter: 4 } })).finish)).type).toBe('counter_regression');
+    const flaggedAt = (await credentials().findOne({}))!.cloneDetectedAt as Date;
+    expect(flaggedAt).toEqual(env.clock.now());
+    for (const counter of [6, 100]) {
+      const f = await failure((await login(env.client, reg.auth, reg.credential, { get: { counter } })).finish);
+      expect({ code: f.code, type: f.type }).toEqual({ code: Code.FailedPrecondition, type: 'passkey_clone_detected' });
+      expect(f.error.rawMessage).toContain(flaggedAt.toISOString());
+    }
+    expect(await credentials().findOne({})).toMatchObject({ counter: 5 });
   });
 
   it('a counter regression is decided at write time too: of two racing logins with the same counter one wins', async () => {

@@ -48,11 +48,12 @@ export interface TestProject {
   origins: string[];
   userVerification: 'required' | 'preferred' | 'discouraged';
   frontendApiUrl: string;
+  cloneDetection?: 'block' | 'record';
 }
 
 export const PROJECTS: Record<string, TestProject> = {
   'pro-1': { projectId: 'pro-1', rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'], userVerification: 'required', frontendApiUrl: 'https://pro-1.auth.example.com' },
-  'pro-2': { projectId: 'pro-2', rpId: 'other.test', rpName: 'Other', origins: ['https://other.test'], userVerification: 'preferred', frontendApiUrl: 'https://pro-2.auth.example.com' },
+  'pro-2': { projectId: 'pro-2', rpId: 'other.test', rpName: 'Other', origins: ['https://other.test'], userVerification: 'preferred', frontendApiUrl: 'https://pro-2.auth.example.com', cloneDetection: 'record' },
 };
 export const ORIGIN = 'https://app.example.com';
 

@@ -115,6 +115,21 @@ describe('rpcProjectDirectory', () => {
   });
 });
 
+describe('rpcProjectDirectory: clone detection', () => {
+  it('carries "record" when the project says so; anything else (none sent, an older connect service) means block', async () => {
+    const transport = createRouterTransport((router) =>
+      router.service(ProjectService, {
+        getProjectPublicInfo: async (req) =>
+          create(GetProjectPublicInfoResponseSchema, { projectId: req.projectId, rpId: 'example.com', origins: [], cloneDetection: req.projectId === 'pro-9' ? 'record' : req.projectId === 'pro-8' ? 'weird' : '' }),
+      }),
+    );
+    const dir = rpcProjectDirectory(createClient(ProjectService, transport));
+    expect((await dir.get('pro-9')).cloneDetection).toBe('record');
+    expect((await dir.get('pro-8')).cloneDetection).toBe('block');
+    expect((await dir.get('pro-1')).cloneDetection).toBe('block');
+  });
+});
+
 describe('coseKeyProblem (credential public keys must be whole)', () => {
   const bytes = (n: number) => new Uint8Array(n).fill(7);
   const key = (entries: [number, unknown][]) => new Map<number, unknown>(entries);

@@ -20,6 +20,8 @@ export interface ProjectInfo {
   frontendApiUrl: string;
   /** Days the project's ceremony events are kept before they expire (the connect service's setting). */
   eventRetentionDays: number;
+  /** What a passkey flagged as possibly cloned may do: never log in again (block) or go on (record). */
+  cloneDetection: 'block' | 'record';
 }
 
 /** Event retention when the connect service sends none (an older connect service answers 0). */

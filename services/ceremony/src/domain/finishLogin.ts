@@ -51,7 +51,7 @@ export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginIn
 
   let saved;
   try {
-    saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, processId: input.processId, trackingId: input.trackingId, client: input.client });
+    saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, cloneDetection: project.cloneDetection, processId: input.processId, trackingId: input.trackingId, client: input.client });
   } catch (err) {
     // A counter regression was recorded as clone-detected already.
     if (failureReason(err) !== 'counter_regression') await fail(failureReason(err));
@@ -83,7 +83,7 @@ async function takeSession(deps: CeremonyDomainDeps, scope: SessionScope, creden
   if (!session || !seen) return null;
   return {
     session,
-    credential: { _id: seen.id, projectId: scope.projectId, userId, credentialId: seen.credentialId, publicKey: seen.publicKey, counter: seen.counter, userHandle: seen.userHandle },
+    credential: { _id: seen.id, projectId: scope.projectId, userId, credentialId: seen.credentialId, publicKey: seen.publicKey, counter: seen.counter, userHandle: seen.userHandle, cloneDetectedAt: seen.cloneDetectedAt },
   };
 }
 

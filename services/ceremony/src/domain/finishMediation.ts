@@ -68,7 +68,7 @@ export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMed
 
   let saved;
   try {
-    saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, processId: input.processId, trackingId: input.trackingId, client: input.client });
+    saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, cloneDetection: project.cloneDetection, processId: input.processId, trackingId: input.trackingId, client: input.client });
   } catch (err) {
     // A counter regression was recorded as clone-detected already.
     if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential.userId);

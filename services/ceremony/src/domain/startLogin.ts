@@ -74,6 +74,7 @@ export async function startLogin(deps: CeremonyDomainDeps, input: StartLoginInpu
       publicKey: c.publicKey,
       counter: c.counter,
       ...(c.userHandle !== undefined ? { userHandle: c.userHandle } : {}),
+      ...(c.cloneDetectedAt !== undefined ? { cloneDetectedAt: c.cloneDetectedAt } : {}),
     })),
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),

@@ -9,7 +9,7 @@ import type { ParsedAssertion } from './parseAssertionResponse.js';
 import { recordEvent } from './recordEvent.js';
 
 /** What verifying needs of the stored passkey: a stored record, or what a login start saw of it. */
-export type VerifiableCredential = Pick<CredentialRecord, '_id' | 'projectId' | 'userId' | 'credentialId' | 'publicKey' | 'counter' | 'userHandle'>;
+export type VerifiableCredential = Pick<CredentialRecord, '_id' | 'projectId' | 'userId' | 'credentialId' | 'publicKey' | 'counter' | 'userHandle' | 'cloneDetectedAt'>;
 
 export interface VerifyAssertionInput {
   /** The application's tracking ID of this attempt, kept with the events. */
@@ -18,6 +18,8 @@ export interface VerifyAssertionInput {
   credential: VerifiableCredential;
   session: SessionRecord;
   origins: readonly string[];
+  /** The project's clone detection policy: under "block" a flagged passkey never logs in. */
+  cloneDetection: 'block' | 'record';
   processId: string;
   client: ClientContext;
 }
@@ -69,20 +71,25 @@ export async function verifyAssertion(deps: CeremonyDomainDeps, input: VerifyAss
   // The signature over authenticator data and client data does not verify with the stored key.
   if (!verified) throw invalidArgument('signature_invalid', "the assertion's signature does not verify with the passkey's public key");
 
+  const block = input.cloneDetection === 'block';
+  // Checked after the signature: only the holder of a key learns that it is flagged.
+  if (block && credential.cloneDetectedAt) throw flagged(credential);
   const newCounter = parsed.authData.counter;
   if ((credential.counter > 0 || newCounter > 0) && newCounter <= credential.counter) {
     throw await cloneDetected(deps, input, newCounter, credential.counter);
   }
-  const saved = await deps.credentials.recordUse(credential.projectId, credential._id, {
-    counter: newCounter,
-    backupState: parsed.authData.flags.bs,
-    lastUsedAt: deps.now(),
-  });
+  const saved = await deps.credentials.recordUse(
+    credential.projectId,
+    credential._id,
+    { counter: newCounter, backupState: parsed.authData.flags.bs, lastUsedAt: deps.now() },
+    { refuseFlagged: block },
+  );
   if (saved) return saved;
-  // The guard failed: the passkey was deleted meanwhile, or a concurrent login saved a counter at
-  // least as high as this one (the same rule, decided atomically at write time).
+  // The guard failed: the passkey was deleted or flagged meanwhile, or a concurrent login saved a
+  // counter at least as high as this one (the same rule, decided atomically at write time).
   const current = await deps.credentials.findByCredentialId(credential.projectId, credential.credentialId);
   if (!current) throw notFound('credential_not_found', 'the passkey was deleted during the login');
+  if (block && current.cloneDetectedAt) throw flagged(current);
   throw await cloneDetected(deps, input, newCounter, current.counter);
 }
 
@@ -91,7 +98,16 @@ async function storedUserHandle(deps: CeremonyDomainDeps, credential: Verifiable
   return handle ? Buffer.from(handle).toString('base64url') : null;
 }
 
+function flagged(credential: VerifiableCredential): DomainError {
+  return failedPrecondition(
+    'passkey_clone_detected',
+    `passkey ${credential._id} was flagged as possibly cloned on ${credential.cloneDetectedAt?.toISOString()} and cannot log in any more under the project's clone detection policy; delete it and register a new one`,
+  );
+}
+
+/** Flags the passkey and records the event; the error that refuses this login. */
 async function cloneDetected(deps: CeremonyDomainDeps, input: VerifyAssertionInput, got: number, stored: number): Promise<DomainError> {
+  await deps.credentials.flagClone(input.credential.projectId, input.credential._id, deps.now());
   await recordEvent(deps, {
     projectId: input.credential.projectId,
     userId: input.credential.userId,

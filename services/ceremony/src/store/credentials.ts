@@ -39,6 +39,8 @@ export interface CredentialRecord {
   sourceOS: string;
   sourceBrowser: string;
   status: 'active';
+  /** Set when a login showed a signature counter that went backwards: a copy of the key may exist. */
+  cloneDetectedAt?: Date;
   /**
    * The application asked (B3 sendNotification) to tell the user that this passkey was added. Kept
    * with the passkey so the notification delivery can find the requests it has to serve.
@@ -76,7 +78,9 @@ export interface CredentialStore {
    * strictly below the new counter, or 0 when the new counter is 0 (an authenticator without a
    * counter). Returns the updated record, or null if the guard (or the credential) is gone.
    */
-  recordUse(projectId: string, id: string, use: CredentialUse): Promise<CredentialRecord | null>;
+  recordUse(projectId: string, id: string, use: CredentialUse, opts?: { refuseFlagged?: boolean }): Promise<CredentialRecord | null>;
+  /** Marks the passkey as possibly cloned (once: the first detection's time is kept). */
+  flagClone(projectId: string, id: string, at: Date): Promise<void>;
   deleteOne(projectId: string, userId: string, id: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
 }
@@ -117,16 +121,20 @@ export function mongoCredentialStore(db: Db): CredentialStore {
       ]);
       return { items: items.map(toRecord), total };
     },
-    async recordUse(projectId, id, use) {
+    async recordUse(projectId, id, use, opts = {}) {
       // The guard is the counter rule itself, evaluated atomically at write time: two logins racing
-      // with the same or lower counter cannot both be saved.
+      // with the same or lower counter cannot both be saved. Under clone blocking, a passkey flagged
+      // meanwhile is not saved either.
       const counterGuard = use.counter > 0 ? { $lt: use.counter } : 0;
       const doc = await coll.findOneAndUpdate(
-        { _id: id, projectId, counter: counterGuard },
+        { _id: id, projectId, counter: counterGuard, ...(opts.refuseFlagged ? { cloneDetectedAt: { $exists: false } } : {}) },
         { $set: { counter: use.counter, backupState: use.backupState, lastUsedAt: use.lastUsedAt } },
         { returnDocument: 'after' },
       );
       return doc ? toRecord(doc) : null;
+    },
+    async flagClone(projectId, id, at) {
+      await coll.updateOne({ _id: id, projectId, cloneDetectedAt: { $exists: false } }, { $set: { cloneDetectedAt: at } });
     },
     async deleteOne(projectId, userId, id) {
       const r = await coll.deleteOne({ _id: id, projectId, userId });

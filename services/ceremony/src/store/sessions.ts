@@ -48,6 +48,8 @@ export interface AllowedCredential {
   counter: number;
   /** The passkey's WebAuthn user handle (base64url), when it was stored with the passkey. */
   userHandle?: string;
+  /** Set when the passkey was flagged as possibly cloned. */
+  cloneDetectedAt?: Date;
 }
 
 type SessionDocument = Omit<SessionRecord, 'allowed'> & { allowed?: (Omit<AllowedCredential, 'publicKey'> & { publicKey: Binary })[] };

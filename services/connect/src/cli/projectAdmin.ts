@@ -1,6 +1,6 @@
 /**
  * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite, session-settings,
- * event-settings, rotate-signing-key), run directly against
+ * event-settings, passkey-settings, rotate-signing-key), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -13,6 +13,8 @@ import { parseMasterKey } from '../../../runtime/masterKey.js';
 import { connectStore, databaseNameOf, type Store } from '../../../runtime/mongo.js';
 import { addOrigin } from '../domain/addOrigin.js';
 import { createProject, type CreateProjectInput } from '../domain/createProject.js';
+import { CLONE_DETECTION_POLICIES, cloneDetectionOf } from '../domain/cloneDetection.js';
+import { updatePasskeySettings } from '../domain/updatePasskeySettings.js';
 import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../domain/eventRetention.js';
 import { issueClientKey } from '../domain/issueClientKey.js';
 import { listProjects, type ProjectSummary } from '../domain/listProjects.js';
@@ -154,7 +156,7 @@ commands:
   create --name NAME --rp-id RPID --origin URL [--origin URL …] [--rp-name NAME] [--app-name NAME]
          [--environment development|production] [--user-verification required|preferred|discouraged]
          [--challenge-delivery app|service] [--max-challenge-attempts N] [--email-link-url URL]
-         [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
+         [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})] [--clone-detection block|record]
       creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
       (the API secret is shown only here)
   list
@@ -174,6 +176,10 @@ commands:
   event-settings --project pro-… [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
       how long ceremony events (the audit trail) are kept before they expire (default 90 days;
       events recorded from then on use it); prints {projectID, eventRetentionDays}
+  passkey-settings --project pro-… [--clone-detection block|record]
+      what a passkey whose signature counter went backwards (a possible clone) may do afterwards:
+      block (default: it never logs in again) or record (only that login is refused); prints
+      {projectID, cloneDetection}
   rotate-signing-key --project pro-…
       publishes a new signing key at once; it signs tokens from activatesAt (15 minutes later, so
       every JWKS cache has it by then). Older keys stay in the JWKS until their last token expires
@@ -184,7 +190,7 @@ environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MA
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'rotate-signing-key'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'passkey-settings', 'rotate-signing-key'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
 export type ProjectCommandResult =
@@ -196,6 +202,7 @@ export type ProjectCommandResult =
   | { projectID: string; invitationToken: string; expiresAt: number }
   | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number }
   | { projectID: string; eventRetentionDays: number }
+  | { projectID: string; cloneDetection: string }
   | { projectID: string; kid: string; activatesAt: string; clientKey: string; retiring: Array<{ kid: string; retiresAt: string }> };
 
 /** A parsed command line: which command and its options, checked before the store is touched. */
@@ -230,6 +237,13 @@ function seconds(values: OptionValues, name: string, min: number, max: number): 
   return n;
 }
 
+/** The optional --clone-detection policy. */
+function policy(values: OptionValues): string | undefined {
+  const v = values['clone-detection'] as string | undefined;
+  if (v !== undefined && !(CLONE_DETECTION_POLICIES as readonly string[]).includes(v)) throw new UsageError(`--clone-detection must be one of ${CLONE_DETECTION_POLICIES.join(', ')}`);
+  return v;
+}
+
 /** An optional whole number of days within [min, max]. */
 function days(values: OptionValues, name: string, min: number, max: number): number | undefined {
   const v = values[name];
@@ -256,6 +270,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         'max-challenge-attempts': { type: 'string' },
         'email-link-url': { type: 'string' },
         'event-retention-days': { type: 'string' },
+        'clone-detection': { type: 'string' },
       });
       const attempts = v['max-challenge-attempts'] as string | undefined;
       if (attempts !== undefined && !/^[0-9]{1,3}$/.test(attempts)) throw new UsageError('--max-challenge-attempts must be a whole number');
@@ -271,6 +286,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         maxChallengeAttempts: attempts === undefined ? undefined : Number(attempts),
         emailLinkUrl: v['email-link-url'] as string | undefined,
         eventRetentionDays: days(v, 'event-retention-days', MIN_EVENT_RETENTION_DAYS, MAX_EVENT_RETENTION_DAYS),
+        cloneDetection: policy(v),
       };
       if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
       return {
@@ -361,6 +377,19 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
           // Without options it only shows the current setting.
           const p = await updateEventSettings(deps, projectId, { eventRetentionDays });
           return { projectID: p._id, eventRetentionDays: eventRetentionDaysOf(p) };
+        },
+      };
+    }
+    case 'passkey-settings': {
+      const v = parse(args, { project: { type: 'string' }, 'clone-detection': { type: 'string' } });
+      const projectId = required(v, 'project');
+      const cloneDetection = policy(v);
+      return {
+        command,
+        async run(deps) {
+          // Without options it only shows the current setting.
+          const p = await updatePasskeySettings(deps, projectId, { cloneDetection });
+          return { projectID: p._id, cloneDetection: cloneDetectionOf(p) };
         },
       };
     }

@@ -3,6 +3,7 @@ import { newId } from '../../../runtime/ids.js';
 import type { ProjectRecord } from '../store/projects.js';
 import { hashApiSecret, newApiSecret } from './apiSecrets.js';
 import { issueClientKey } from './issueClientKey.js';
+import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl, type Environment } from './projectRules.js';
@@ -27,6 +28,8 @@ export interface CreateProjectInput {
   emailLinkUrl?: string;
   /** Days the project's ceremony events are kept (default 90). */
   eventRetentionDays?: number;
+  /** Clone detection policy (default block). */
+  cloneDetection?: string;
 }
 
 /** The created project with the secrets that are shown once: the API secret and the client key. */
@@ -52,6 +55,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const maxChallengeAttempts = normalizeMaxChallengeAttempts(input.maxChallengeAttempts);
   const emailLinkUrl = normalizeEmailLinkUrl(input.emailLinkUrl, origins);
   const eventRetentionDays = checkEventRetentionDays(input.eventRetentionDays);
+  const cloneDetection = checkCloneDetection(input.cloneDetection);
   const projectId = newId('pro');
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
@@ -72,6 +76,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     maxChallengeAttempts,
     ...(emailLinkUrl ? { emailLinkUrl } : {}),
     ...(eventRetentionDays !== undefined ? { eventRetentionDays } : {}),
+    ...(cloneDetection !== undefined ? { cloneDetection } : {}),
     apiSecrets: [{ id: randomBytes(8).toString('hex'), hash: hashApiSecret(apiSecret), createdAt: now }],
     signingKeys: [await generateSigningKey(deps.masterKey, projectId, now)],
     clientKeyId: randomBytes(16).toString('base64url'),

@@ -1,5 +1,6 @@
 import { notFound } from '../../../runtime/errors.js';
 import type { ProjectRecord, UserVerification } from '../store/projects.js';
+import { cloneDetectionOf } from './cloneDetection.js';
 import { eventRetentionDaysOf } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
@@ -35,6 +36,8 @@ export interface ProjectPublicInfo {
   emailLinkUrl: string;
   /** Days the ceremony service keeps the project's ceremony events. */
   eventRetentionDays: number;
+  /** The clone detection policy (cloneDetection.ts). */
+  cloneDetection: string;
 }
 
 export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string): Promise<ProjectPublicInfo> {
@@ -52,5 +55,6 @@ export async function getProjectPublicInfo(deps: Pick<ProjectDeps, 'projects' | 
     maxChallengeAttempts: project.maxChallengeAttempts ?? DEFAULT_MAX_CHALLENGE_ATTEMPTS,
     emailLinkUrl: project.emailLinkUrl ?? '',
     eventRetentionDays: eventRetentionDaysOf(project),
+    cloneDetection: cloneDetectionOf(project),
   };
 }

@@ -49,6 +49,8 @@ export interface ProjectRecord {
   refreshLifetimeSeconds?: number;
   /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
   eventRetentionDays?: number;
+  /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
+  cloneDetection?: 'block' | 'record';
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -80,6 +82,7 @@ export interface ProjectStore {
   updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
+  updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
   /**
    * Replaces the signing keys if the project still has exactly the keys `seenKids` (optimistic
    * concurrency: of two rotations at once only one wins, so neither drops the other's key). Null
@@ -143,6 +146,11 @@ export function mongoProjectStore(db: Db): ProjectStore {
     updateEventSettings(projectId, settings, now) {
       const set: Partial<ProjectRecord> = { updatedAt: now };
       if (settings.eventRetentionDays !== undefined) set.eventRetentionDays = settings.eventRetentionDays;
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updatePasskeySettings(projectId, settings, now) {
+      const set: Partial<ProjectRecord> = { updatedAt: now };
+      if (settings.cloneDetection !== undefined) set.cloneDetection = settings.cloneDetection;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
     replaceSigningKeys(projectId, seenKids, keys, now) {

@@ -1,0 +1,57 @@
+/**
+ * The per-project clone detection policy: block by default, set at creation or later (domain and
+ * CLI), checked, and published in GetProjectPublicInfo for the ceremony service.
+ */
+import { ConnectError } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
+import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
+import { createProject } from '../src/domain/createProject.js';
+import { updatePasskeySettings } from '../src/domain/updatePasskeySettings.js';
+import { clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
+
+let env: TestEnv;
+let rpc: Clients;
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  rpc = clients(inMemoryTransport(env.deps));
+});
+afterAll(() => env?.close());
+
+const base = { rpId: 'localhost', origins: ['http://localhost:3000'] };
+
+async function typeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return (err as { type?: string }).type ?? ConnectError.from(err).findDetails(ErrorInfoSchema)[0]?.type ?? '';
+  }
+  throw new Error('expected a failure');
+}
+
+describe('clone detection policy', () => {
+  it('defaults to block, can be record, and is published to the services', async () => {
+    const { project } = await createProject(env.deps, { name: 'Clones default', ...base });
+    expect(project.cloneDetection).toBeUndefined();
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: project._id })).cloneDetection).toBe('block');
+    const relaxed = await createProject(env.deps, { name: 'Clones record', ...base, cloneDetection: 'record' });
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: relaxed.project._id })).cloneDetection).toBe('record');
+    expect((await updatePasskeySettings(env.deps, relaxed.project._id, { cloneDetection: 'block' })).cloneDetection).toBe('block');
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: relaxed.project._id })).cloneDetection).toBe('block');
+  });
+
+  it('refuses unknown policies and unknown projects', async () => {
+    expect(await typeOf(createProject(env.deps, { name: 'Clones bad', ...base, cloneDetection: 'ignore' }))).toBe('validation_error');
+    expect(await typeOf(updatePasskeySettings(env.deps, 'pro-1', { cloneDetection: 'Block' }))).toBe('validation_error');
+    expect(await typeOf(updatePasskeySettings(env.deps, 'pro-1', { cloneDetection: 'record' }))).toBe('project_not_found');
+  });
+
+  it('create --clone-detection and passkey-settings (CLI) set and print it', async () => {
+    const created = await parseProjectCommand(['create', '--name', 'Clones CLI', '--rp-id', 'localhost', '--origin', 'http://localhost:3000', '--clone-detection', 'record']).run(env.deps);
+    const projectId = (created as { projectID: string }).projectID;
+    expect(await parseProjectCommand(['passkey-settings', '--project', projectId]).run(env.deps)).toEqual({ projectID: projectId, cloneDetection: 'record' });
+    expect(await parseProjectCommand(['passkey-settings', '--project', projectId, '--clone-detection', 'block']).run(env.deps)).toEqual({ projectID: projectId, cloneDetection: 'block' });
+    expect(() => parseProjectCommand(['passkey-settings', '--project', projectId, '--clone-detection', 'off'])).toThrow(UsageError);
+  });
+});
