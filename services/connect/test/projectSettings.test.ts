@@ -1,6 +1,7 @@
 /**
- * The per-project retention of ceremony events: set at creation or later (domain and CLI), checked,
- * and published in GetProjectPublicInfo for the ceremony service.
+ * Per-project settings the ceremony service follows: the retention of ceremony events and the
+ * clone detection policy. Each is set at creation or later (domain and CLI), checked, and
+ * published in GetProjectPublicInfo for the ceremony service.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js
 import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
 import { createProject } from '../src/domain/createProject.js';
 import { updateEventSettings } from '../src/domain/updateEventSettings.js';
+import { updatePasskeySettings } from '../src/domain/updatePasskeySettings.js';
 import { clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -65,6 +67,32 @@ describe('event retention', () => {
     expect(() => parseProjectCommand(['event-settings', '--project', projectId, '--event-retention-days', '0'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['event-settings', '--project', projectId, '--event-retention-days', '1e3'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['create', '--name', 'x', '--rp-id', 'localhost', '--origin', 'http://localhost:3000', '--event-retention-days', '4000'])).toThrow(UsageError);
+  });
+});
+
+describe('clone detection policy', () => {
+  it('defaults to block, can be record, and is published to the services', async () => {
+    const { project } = await createProject(env.deps, { name: 'Clones default', ...base });
+    expect(project.cloneDetection).toBeUndefined();
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: project._id })).cloneDetection).toBe('block');
+    const relaxed = await createProject(env.deps, { name: 'Clones record', ...base, cloneDetection: 'record' });
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: relaxed.project._id })).cloneDetection).toBe('record');
+    expect((await updatePasskeySettings(env.deps, relaxed.project._id, { cloneDetection: 'block' })).cloneDetection).toBe('block');
+    expect((await rpc.projects.getProjectPublicInfo({ projectId: relaxed.project._id })).cloneDetection).toBe('block');
+  });
+
+  it('refuses unknown policies and unknown projects', async () => {
+    expect(await typeOf(createProject(env.deps, { name: 'Clones bad', ...base, cloneDetection: 'ignore' }))).toBe('validation_error');
+    expect(await typeOf(updatePasskeySettings(env.deps, 'pro-1', { cloneDetection: 'Block' }))).toBe('validation_error');
+    expect(await typeOf(updatePasskeySettings(env.deps, 'pro-1', { cloneDetection: 'record' }))).toBe('project_not_found');
+  });
+
+  it('create --clone-detection and passkey-settings (CLI) set and print it', async () => {
+    const created = await parseProjectCommand(['create', '--name', 'Clones CLI', '--rp-id', 'localhost', '--origin', 'http://localhost:3000', '--clone-detection', 'record']).run(env.deps);
+    const projectId = (created as { projectID: string }).projectID;
+    expect(await parseProjectCommand(['passkey-settings', '--project', projectId]).run(env.deps)).toEqual({ projectID: projectId, cloneDetection: 'record' });
+    expect(await parseProjectCommand(['passkey-settings', '--project', projectId, '--clone-detection', 'block']).run(env.deps)).toEqual({ projectID: projectId, cloneDetection: 'block' });
+    expect(() => parseProjectCommand(['passkey-settings', '--project', projectId, '--clone-detection', 'off'])).toThrow(UsageError);
   });
 });
 
