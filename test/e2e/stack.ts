@@ -4,12 +4,15 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
 import { bundleArgs, buildBundles } from '../../deploy/local/buildBundles.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
-import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
+import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
 import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 
@@ -49,6 +52,11 @@ export interface StackOptions {
   emailFrom?: string;
   smsWebhookUrl?: string;
   smsWebhookSecret?: string;
+  /**
+   * Run the embedded store as a supervised process of its own (journaling to a temporary
+   * directory), as `npm start` does, so a test can kill it; by default it runs inside the test.
+   */
+  storeProcess?: boolean;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -56,8 +64,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // (vitest --watch runs the global setup only once).
   await buildBundles();
   let embedded: EmbeddedMongo | null = null;
+  const logs: string[] = [];
+  const supervisor = new Supervisor((line) => logs.push(line));
+  let storeDir: string | null = null;
   const dbName = `e2e_${randomBytes(4).toString('hex')}`;
-  const baseUri = process.env.MONGODB_URI ?? (embedded = await startEmbeddedMongo({ port: 0 })).uri;
+  let baseUri = process.env.MONGODB_URI;
+  if (!baseUri && options.storeProcess) {
+    const port = await freePort();
+    storeDir = mkdtempSync(join(tmpdir(), 'e2e-store-'));
+    await supervisor.start(embeddedMongoProcess({ port, dataDir: storeDir }), 60_000);
+    baseUri = `mongodb://127.0.0.1:${port}`;
+  }
+  baseUri ??= (embedded = await startEmbeddedMongo({ port: 0 })).uri;
   const mongodbUri = withDatabase(baseUri, dbName);
   const ports: StackPorts = {
     ceremony: await freePort(),
@@ -69,8 +87,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const frontendUrl = `http://127.0.0.1:${ports.frontend}`;
   const backendUrl = `http://127.0.0.1:${ports.backend}`;
   const masterKey = randomBytes(32).toString('hex');
-  const logs: string[] = [];
-  const supervisor = new Supervisor((line) => logs.push(line));
   const specs = stackProcesses({
     mongodbUri,
     masterKey,
@@ -91,6 +107,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   } catch (err) {
     await supervisor.stop();
     await embedded?.stop();
+    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
     throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
   }
   const client = new MongoClient(mongodbUri);
@@ -114,6 +131,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await client.db(dbName).dropDatabase().catch(() => undefined);
       await client.close();
       await embedded?.stop();
+      if (storeDir) rmSync(storeDir, { recursive: true, force: true });
     },
   };
 }

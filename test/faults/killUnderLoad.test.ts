@@ -1,5 +1,6 @@
 /**
- * Fault test: each process of the stack is killed with SIGKILL while clients create users and
+ * Fault test: each process of the stack (the embedded store too, run as its own process as under
+ * `npm start`) is killed with SIGKILL while clients create users and
  * challenges through the backend API. Asserted: every failed request is a retryable 503/504 (or,
  * while the gateway itself is down, a refused connection); nothing acknowledged is lost (every user
  * and challenge answered 200 is there afterwards); the supervisor brings each process back. The time
@@ -17,7 +18,7 @@ let stack: Stack;
 let project: ProjectJson;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ storeProcess: !process.env.MONGODB_URI });
   project = await stack.createProject('kill-under-load');
 }, 120_000);
 afterAll(async () => {
@@ -74,9 +75,14 @@ function count(tally: Tally, r: { status: number; body: Record<string, any> } | 
   tally.failures.set(key, (tally.failures.get(key) ?? 0) + 1);
 }
 
+/** Until the process answers again: /readyz for the services and the gateway, a ping for the store. */
 async function readyAgain(name: string, port: number, killedAt: number): Promise<number> {
   for (;;) {
     try {
+      if (name === 'mongo') {
+        await stack.db.command({ ping: 1 }, { timeoutMS: 500 });
+        return Date.now() - killedAt;
+      }
       if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(500) })).status === 200) return Date.now() - killedAt;
     } catch {
       // Not up yet.
@@ -95,6 +101,8 @@ describe('killing each process under load', () => {
       ['ceremony', stack.ports.ceremony],
       ['gateway', stack.ports.frontend],
     ];
+    // The store's acknowledged writes must survive its own crash (journal, fsynced before the answer).
+    if (!process.env.MONGODB_URI) targets.push(['mongo', 0]);
     for (const [name, port] of targets) {
       const tally: Tally = { users: [], challenges: [], failures: new Map(), firstBodies: new Map() };
       const until = Date.now() + 1000 + LOAD_AFTER_KILL_MS;
