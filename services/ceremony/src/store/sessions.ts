@@ -94,7 +94,7 @@ function scopeFilter(scope: SessionScope) {
   };
 }
 
-function toDocument(session: SessionRecord): SessionDocument {
+function asDocument(session: SessionRecord): SessionDocument {
   const { allowed, ...rest } = session;
   return allowed ? { ...rest, allowed: allowed.map((a) => ({ ...a, publicKey: new Binary(a.publicKey) })) } : rest;
 }
@@ -109,7 +109,7 @@ export function mongoSessionStore(db: Db): SessionStore {
   const coll: Collection<SessionDocument> = db.collection(SESSIONS);
   return {
     async insert(session) {
-      await coll.insertOne(toDocument(session));
+      await coll.insertOne(asDocument(session));
     },
     async consume(scope, now, credentialId) {
       // The expiry is checked here too: the TTL sweep is lazy and must not decide validity.
