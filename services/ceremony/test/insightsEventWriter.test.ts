@@ -6,7 +6,7 @@
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { batchEventWrites, RetryLater, type BatchWriteOptions } from '../src/store/batchEventWrites.js';
-import { isTransientStoreError } from '../src/store/isTransientStoreError.js';
+import { isStoreOutage } from '../../runtime/isStoreOutage.js';
 
 class Transient extends Error {}
 
@@ -139,12 +139,12 @@ describe('batchEventWrites', () => {
   });
 });
 
-describe('isTransientStoreError', () => {
+describe('isStoreOutage (what the writer retries)', () => {
   it('retries the network and a stepping-down primary, not a duplicate key or a bug', () => {
-    expect(isTransientStoreError(new MongoNetworkError('connection reset'))).toBe(true);
-    expect(isTransientStoreError(new MongoServerError({ message: 'not primary', code: 10107 }))).toBe(true);
-    expect(isTransientStoreError(new MongoServerError({ message: 'shutting down', code: 91 }))).toBe(true);
-    expect(isTransientStoreError(new MongoServerError({ message: 'dup', code: 11000 }))).toBe(false);
-    expect(isTransientStoreError(new TypeError('bug'))).toBe(false);
+    expect(isStoreOutage(new MongoNetworkError('connection reset'))).toBe(true);
+    expect(isStoreOutage(new MongoServerError({ message: 'not primary', code: 10107 }))).toBe(true);
+    expect(isStoreOutage(new MongoServerError({ message: 'shutting down', code: 91 }))).toBe(true);
+    expect(isStoreOutage(new MongoServerError({ message: 'dup', code: 11000 }))).toBe(false);
+    expect(isStoreOutage(new TypeError('bug'))).toBe(false);
   });
 });

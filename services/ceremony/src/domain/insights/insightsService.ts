@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../../../runtime/errors.js';
 import { batchEventWrites, RetryLater, type BatchWriter } from '../../store/batchEventWrites.js';
 import { createCeremonyEventStore, type EventDoc } from '../../store/ceremonyEvents.js';
-import { isTransientStoreError } from '../../store/isTransientStoreError.js';
+import { isStoreOutage } from '../../../../runtime/isStoreOutage.js';
 import { createUserInsightsStore, type AppendHistoryEntry, type ClientEnvSnapshot, type UserInsightsState } from '../../store/userInsights.js';
 import { DEFAULT_EVENT_RETENTION_DAYS } from '../deps.js';
 import { decideAppend } from './appendDecision.js';
@@ -89,7 +89,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
   const writer: BatchWriter<EventDoc> = batchEventWrites<EventDoc>({
     ...opts.eventBatching,
     logger: opts.logger ?? silentLogger,
-    isTransient: isTransientStoreError,
+    isTransient: isStoreOutage,
     write: async (batch) => {
       await setExpiry(batch, retentionOf);
       await events.insertMany(batch);
