@@ -77,10 +77,10 @@ export function createGateway(deps: GatewayDeps): Record<Listener, Server> {
         connectionsCheckingInterval: Math.min(1000, limits.requestTimeoutMs),
       },
       (req, res) => {
-      void handle(listener, req, res, deps, duration, docs).catch((err) => {
-        deps.logger.error({ err }, 'unhandled gateway error');
-        if (!res.headersSent) res.writeHead(500).end();
-      });
+        void handle(listener, req, res, deps, duration, docs).catch((err) => {
+          deps.logger.error({ err }, 'unhandled gateway error');
+          if (!res.headersSent) res.writeHead(500).end();
+        });
       },
     );
     // Past the cap, new connections are closed at once, so a flood of idle or slow connections
