@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { buildBundles } from '../../deploy/local/buildBundles.js';
 import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
 import { createProject } from '../../services/connect/src/domain/createProject.js';
@@ -42,6 +43,8 @@ export interface BenchStack {
 const NAMES = ['mongo', 'connect', 'challenge', 'ceremony', 'gateway'];
 
 export async function startBenchStack(stackEnv: Record<string, string>): Promise<BenchStack> {
+  // The processes run the bundles `npm start` runs; a fresh clone has none yet.
+  await buildBundles();
   const tail: string[] = [];
   const restartLines: string[] = [];
   // The Supervisor pipes every line through this process, as under `npm start`; only a tail is kept.
@@ -59,7 +62,7 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
     } else {
       dataDir = mkdtempSync(join(tmpdir(), 'passkeyauth-bench-'));
       const port = await freePort();
-      await supervisor.start(embeddedMongoProcess({ port, dataDir }));
+      await supervisor.start({ ...embeddedMongoProcess({ port, dataDir }), env: { ...stackEnv } });
       mongodbUri = `mongodb://127.0.0.1:${port}/${dbName}`;
     }
     const ports: StackPorts = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), frontend: await freePort(), backend: await freePort() };
