@@ -1,5 +1,5 @@
 /** Databases and their collections; turns every change into a journal record when durable. */
-import { Collection, ID_INDEX, type ChangeSink } from './collection.js';
+import { Collection, ID_INDEX, unpack, type ChangeSink } from './collection.js';
 import { serialize } from 'bson';
 import type { Doc } from './documents.js';
 import { MongoCommandError } from './errors.js';
@@ -105,20 +105,20 @@ export class Catalog implements ChangeSink {
 
   /**
    * Records that rebuild the current state from nothing (the content of a snapshot). The state
-   * is fixed now (stored buffers are replaced, never changed), but each document's record is
+   * is fixed now (stored documents are replaced, never changed), but each document's record is
    * encoded only when the snapshot writer reaches it, so a snapshot never holds a second copy
    * of the whole store in memory.
    */
   capture(): Iterable<Doc | Uint8Array> {
-    const parts: { db: string; name: string; specs: IndexSpec[]; raws: Uint8Array[] }[] = [];
+    const parts: { db: string; name: string; specs: IndexSpec[]; packed: string[] }[] = [];
     for (const [db, colls] of this.dbs) {
-      for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), raws: coll.rawDocuments() });
+      for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), packed: coll.packedDocuments() });
     }
     return (function* () {
-      for (const { db, name, specs, raws } of parts) {
+      for (const { db, name, specs, packed } of parts) {
         yield { op: 'create', db, coll: name };
         for (const spec of specs) if (spec.name !== ID_INDEX.name) yield { op: 'index', db, coll: name, spec: { ...spec } };
-        for (const raw of raws) yield encodePutRecord(db, name, raw);
+        for (const doc of packed) yield encodePutRecord(db, name, unpack(doc));
       }
     })();
   }
