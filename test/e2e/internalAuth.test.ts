@@ -3,7 +3,7 @@
  * with a made-up project header (what any local process could send) gets `unauthenticated` and is
  * logged, while the same request through the gateway works.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -43,7 +43,8 @@ describe('internal calls without proof of the caller', () => {
         expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 401, code: 'unauthenticated' });
       }
     }
-    expect(stack.logs.filter((l) => l.includes('refused an internal call')).length).toBeGreaterThanOrEqual(6);
+    // Services write their log lines in batches (services/runtime/logger.ts: within LOG_FLUSH_MS).
+    await vi.waitFor(() => expect(stack.logs.filter((l) => l.includes('refused an internal call')).length).toBeGreaterThanOrEqual(6), { timeout: 5000 });
     // The same challenge through the gateway, which proves itself.
     const b1 = await fetch(`${stack.backendUrl}/v2/users/${userID}/challenges`, {
       method: 'POST',
