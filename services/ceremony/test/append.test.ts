@@ -151,7 +151,7 @@ describe('FinishAppend (B3)', () => {
       backupEligible: true,
       backupState: true,
       attestationFormat: fmt,
-      clientEnvKey: 'env-handle-1',
+      clientEnvKey: 'handle-1',
       sourceOS: 'macOS',
       sourceBrowser: 'Chrome',
       status: 'active',

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { notFound } from '../../runtime/errors.js';
 import { connectStore, type Store } from '../../runtime/mongo.js';
+import { clientEnvKey } from '../src/domain/insights/clientEnvKey.js';
 import { createInsightsService, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsRuntime, type PasskeySummary } from '../src/domain/insights/index.js';
 import { CEREMONY_EVENTS, createCeremonyEventStore, type EventDoc } from '../src/store/ceremonyEvents.js';
 import { insightsIndexes } from '../src/store/insightsIndexes.js';
@@ -68,6 +69,15 @@ afterAll(async () => {
 
 /** The user's insights document. */
 const userDoc = (projectId: string, userId = 'usr-1') => users.findOne({ projectId, userId });
+
+/**
+ * Records that the user was seen in the environment, as B3 does (an event with recordVisit; a
+ * login event, so the user's append history stays as it is); returns the environment's key.
+ */
+async function visit(service: InsightsRuntime, projectId: string, userId: string, c: ClientContext, when: Date): Promise<string> {
+  await service.recordEvent({ projectId, userId, type: 'login-succeeded', client: c, at: when, recordVisit: true });
+  return clientEnvKey(c);
+}
 /** The audit trail of a project, once everything queued is written. */
 async function eventsOf(projectId: string): Promise<EventDoc[]> {
   await insights.flush();
@@ -85,15 +95,15 @@ describe('indexes', () => {
     expect(eventIndexes.find((i) => i.name === 'expiry_ttl')).toMatchObject({ key: { expiresAt: 1 }, expireAfterSeconds: 0 });
     // The previous design's shared environment documents are neither declared nor written.
     expect(Object.keys(insightsIndexes)).not.toContain('client_envs');
-    await insights.recordClientEnv(newProject(), 'usr-1', client(), T0);
+    await visit(insights, newProject(), 'usr-1', client(), T0);
     expect(await store.db.listCollections({ name: 'client_envs' }).toArray()).toEqual([]);
   });
 });
 
-describe('recordClientEnv', () => {
+describe('recording a visit (recordEvent with recordVisit)', () => {
   it('returns the key and stores the environment in the user\'s own document, with its snapshot', async () => {
     const projectId = newProject();
-    const key = await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
+    const key = await visit(insights, projectId, 'usr-1', client(), T0);
     expect(key).toBe('ceh-mac');
     const doc = await userDoc(projectId);
     expect(doc).toMatchObject({ projectId, userId: 'usr-1', envs: { 'ceh-mac': { key: 'ceh-mac', firstSeen: T0, lastSeen: T0 } } });
@@ -110,8 +120,8 @@ describe('recordClientEnv', () => {
   it('derives a key without a handle and keeps it stable', async () => {
     const projectId = newProject();
     const c = client({ clientEnvHandle: undefined });
-    const k1 = await insights.recordClientEnv(projectId, 'usr-1', c, T0);
-    const k2 = await insights.recordClientEnv(projectId, 'usr-1', c, at(MIN));
+    const k1 = await visit(insights, projectId, 'usr-1', c, T0);
+    const k2 = await visit(insights, projectId, 'usr-1', c, at(MIN));
     expect(k1).toMatch(/^derived-/);
     expect(k2).toBe(k1);
     expect(await users.countDocuments({ projectId })).toBe(1);
@@ -120,7 +130,7 @@ describe('recordClientEnv', () => {
 
   it('is idempotent: repeated calls keep one environment, first seen stays, last seen moves on', async () => {
     const projectId = newProject();
-    for (let i = 0; i < 3; i++) await insights.recordClientEnv(projectId, 'usr-1', client(), at(i * MIN));
+    for (let i = 0; i < 3; i++) await visit(insights, projectId, 'usr-1', client(), at(i * MIN));
     const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
     expect(Object.values(docs[0].envs)).toEqual([{ key: 'ceh-mac', firstSeen: T0, lastSeen: at(2 * MIN) }]);
@@ -129,7 +139,7 @@ describe('recordClientEnv', () => {
   it('concurrent out-of-order visits by one user keep one environment with the extreme first and last seen', async () => {
     const projectId = newProject();
     // Out of order on purpose: first/last seen must still be the extremes.
-    const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => insights.recordClientEnv(projectId, 'usr-1', client(), at(((i * 5) % 8) * MIN))));
+    const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => visit(insights, projectId, 'usr-1', client(), at(((i * 5) % 8) * MIN))));
     expect(new Set(keys)).toEqual(new Set(['ceh-mac']));
     const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
@@ -139,7 +149,7 @@ describe('recordClientEnv', () => {
   it('concurrent first visits by one user in several environments make one document with every environment', async () => {
     const projectId = newProject();
     const handles = Array.from({ length: 6 }, (_, i) => `ceh-${i}`);
-    await Promise.all(handles.map((h, i) => insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: h }), at(i * 1000))));
+    await Promise.all(handles.map((h, i) => visit(insights, projectId, 'usr-1', client({ clientEnvHandle: h }), at(i * 1000))));
     const docs = await users.find({ projectId }).toArray();
     expect(docs).toHaveLength(1);
     expect(Object.keys(docs[0].envs).sort()).toEqual([...handles].sort());
@@ -149,7 +159,7 @@ describe('recordClientEnv', () => {
     const projectId = newProject();
     const shared = client({ clientEnvHandle: undefined });
     const ids = Array.from({ length: 20 }, (_, i) => `usr-${i + 1}`);
-    const keys = await Promise.all(ids.map((u, i) => insights.recordClientEnv(projectId, u, shared, at(((i * 7) % 20) * MIN))));
+    const keys = await Promise.all(ids.map((u, i) => visit(insights, projectId, u, shared, at(((i * 7) % 20) * MIN))));
     expect(new Set(keys).size).toBe(1);
     const docs = await users.find({ projectId }).toArray();
     expect(docs.map((d) => d.userId).sort()).toEqual([...ids].sort());
@@ -164,8 +174,8 @@ describe('recordClientEnv', () => {
 
   it('keeps projects apart: the same handle in two projects is two environments', async () => {
     const [p1, p2] = [newProject(), newProject()];
-    await insights.recordClientEnv(p1, 'usr-1', client(), T0);
-    await insights.recordClientEnv(p2, 'usr-1', client(), T0);
+    await visit(insights, p1, 'usr-1', client(), T0);
+    await visit(insights, p2, 'usr-1', client(), T0);
     expect(await users.countDocuments({ userId: 'usr-1', 'envs.ceh-mac.key': 'ceh-mac', projectId: { $in: [p1, p2] } })).toBe(2);
     const other = await insights.forAppend(appendInput(newProject(), { now: at(DAY) }));
     expect(other.detection.clientEnvIds).toEqual([]);
@@ -174,7 +184,7 @@ describe('recordClientEnv', () => {
   it('keeps a handle that reads as a path or an operator as it is', async () => {
     const projectId = newProject();
     const odd = client({ clientEnvHandle: 'a.b$c' });
-    expect(await insights.recordClientEnv(projectId, 'usr-1', odd, T0)).toBe('a.b$c');
+    expect(await visit(insights, projectId, 'usr-1', odd, T0)).toBe('a.b$c');
     const doc = await userDoc(projectId);
     expect(Object.values(doc!.envs).map((e) => e.key)).toEqual(['a.b$c']);
     const later = await insights.forAppend(appendInput(projectId, { client: odd, now: at(DAY) }));
@@ -185,16 +195,16 @@ describe('recordClientEnv', () => {
   it('keeps the clientEnvLimit most recently seen environments of a user, evicting the least recently seen', async () => {
     const projectId = newProject();
     const capped = createInsightsService(store.db, { clientEnvLimit: 3 });
-    const visit = (h: string, offset: number) => capped.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: h }), at(offset));
-    await visit('ceh-a', 0);
-    await visit('ceh-b', 1000);
-    await visit('ceh-c', 2000);
-    await visit('ceh-a', 3000); // seen again: now ceh-b is the least recently seen
-    await visit('ceh-d', 4000);
+    const visitAt = (h: string, offset: number) => visit(capped, projectId, 'usr-1', client({ clientEnvHandle: h }), at(offset));
+    await visitAt('ceh-a', 0);
+    await visitAt('ceh-b', 1000);
+    await visitAt('ceh-c', 2000);
+    await visitAt('ceh-a', 3000); // seen again: now ceh-b is the least recently seen
+    await visitAt('ceh-d', 4000);
     let doc = await userDoc(projectId);
     expect(Object.keys(doc!.envs).sort()).toEqual(['ceh-a', 'ceh-c', 'ceh-d']);
     expect(Object.keys(doc!.envDetails).sort()).toEqual(['ceh-a', 'ceh-c', 'ceh-d']);
-    await visit('ceh-e', 5000);
+    await visitAt('ceh-e', 5000);
     doc = await userDoc(projectId);
     expect(Object.keys(doc!.envs).sort()).toEqual(['ceh-a', 'ceh-d', 'ceh-e']);
     const result = await capped.forAppend(appendInput(projectId, { client: client({ clientEnvHandle: 'ceh-a' }), now: at(DAY) }));
@@ -225,7 +235,7 @@ describe('store operations', () => {
   it('B4: forLogin is one findAndModify; login-started is written later, in a batch with others', async () => {
     const projectId = newProject();
     const m = await monitored();
-    await m.service.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
+    await visit(m.service, projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
     m.commands.length = 0;
     const result = await m.service.forLogin({ projectId, userId: 'usr-1', client: client(), strategy: 'standard', passkeys: [passkey()], now: T0 });
     expect(result.detection.clientEnvIds).toEqual(['ceh-phone']);
@@ -236,15 +246,36 @@ describe('store operations', () => {
     expect(m.commands).toEqual(['findAndModify']);
     await m.service.flush();
     expect(m.commands).toEqual(['findAndModify', 'insert']);
-    expect((await eventsOf(projectId)).map((e) => e.type).sort()).toEqual(['login-started', 'login-succeeded']);
+    // With the event of the visit a day before.
+    expect((await eventsOf(projectId)).map((e) => e.type).sort()).toEqual(['login-started', 'login-succeeded', 'login-succeeded']);
     await m.close();
   });
 
-  it('B2: forAppend is one findAndModify and one update of the decision\'s history entry', async () => {
+  it('B2: forAppend is one findAndModify and one update of the decision\'s history entry, the start included', async () => {
     const projectId = newProject();
     const m = await monitored();
-    await m.service.forAppend(appendInput(projectId));
+    await m.service.forAppend(appendInput(projectId, { started: { processId: 'p1' } }));
     expect(m.commands).toEqual(['findAndModify', 'update']);
+    expect((await userDoc(projectId))!.history.map((h) => [h.type, h.processId])).toEqual([['append-decided', undefined], ['append-started', 'p1']]);
+    await m.service.flush();
+    expect((await eventsOf(projectId)).map((e) => [e.type, e.processId, e.client?.clientEnvKey]).sort()).toEqual([['append-decided', undefined, 'ceh-mac'], ['append-started', 'p1', 'ceh-mac']]);
+    await m.close();
+  });
+
+  it('B3: the outcome with the visit is one findAndModify (history and environment together)', async () => {
+    const projectId = newProject();
+    const m = await monitored();
+    await m.service.recordEvent({ projectId, userId: 'usr-1', type: 'append-succeeded', processId: 'p1', credentialId: 'cre-1', client: client({ clientEnvHandle: 'ceh-new' }), at: T0, recordVisit: true });
+    expect(m.commands).toEqual(['findAndModify']);
+    const doc = await userDoc(projectId);
+    expect(doc!.history.map((h) => h.type)).toEqual(['append-succeeded']);
+    expect(Object.values(doc!.envs)).toEqual([{ key: 'ceh-new', firstSeen: T0, lastSeen: T0 }]);
+    expect(doc!.envDetails['ceh-new']).toMatchObject({ userAgent: CHROME_MAC, browser: { name: 'Chrome' } });
+    // Without recordVisit an append event updates history only.
+    m.commands.length = 0;
+    await m.service.recordEvent({ projectId, userId: 'usr-1', type: 'append-failed', processId: 'p2', reason: 'x', client: client({ clientEnvHandle: 'ceh-other' }), at: at(MIN) });
+    expect(m.commands).toEqual(['update']);
+    expect(Object.keys((await userDoc(projectId))!.envs)).toEqual(['ceh-new']);
     await m.close();
   });
 });
@@ -264,9 +295,9 @@ describe('forAppend against the store', () => {
 
   it('clientEnvIds lists the user\'s environments; known-env once seen before this request', async () => {
     const projectId = newProject();
-    await insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
-    await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
-    await insights.recordClientEnv(projectId, 'usr-2', client({ clientEnvHandle: 'ceh-other' }), T0);
+    await visit(insights, projectId, 'usr-1', client({ clientEnvHandle: 'ceh-phone' }), at(-DAY));
+    await visit(insights, projectId, 'usr-1', client(), T0);
+    await visit(insights, projectId, 'usr-2', client({ clientEnvHandle: 'ceh-other' }), T0);
     // Recorded in the same request: still a new environment.
     const first = await insights.forAppend(appendInput(projectId));
     expect(first.detection.clientEnvIds).toEqual(['ceh-mac', 'ceh-phone']);
@@ -277,7 +308,7 @@ describe('forAppend against the store', () => {
 
   it('another user in the same environment does not make it known for this user', async () => {
     const projectId = newProject();
-    await insights.recordClientEnv(projectId, 'usr-2', client(), at(-DAY));
+    await visit(insights, projectId, 'usr-2', client(), at(-DAY));
     const result = await insights.forAppend(appendInput(projectId));
     expect(result.detection.tags).toContainEqual({ category: 'clientEnv', name: 'new-env' });
   });
@@ -417,10 +448,10 @@ describe('recordEvent', () => {
 describe('forgetUser', () => {
   it('removes the user\'s events and environments, leaves other users and other projects alone', async () => {
     const [projectId, otherProject] = [newProject(), newProject()];
-    await insights.recordClientEnv(projectId, 'usr-1', client(), T0);
-    await insights.recordClientEnv(projectId, 'usr-1', client({ clientEnvHandle: 'ceh-shared' }), T0);
-    await insights.recordClientEnv(projectId, 'usr-2', client({ clientEnvHandle: 'ceh-shared' }), T0);
-    await insights.recordClientEnv(otherProject, 'usr-1', client(), T0);
+    await visit(insights, projectId, 'usr-1', client(), T0);
+    await visit(insights, projectId, 'usr-1', client({ clientEnvHandle: 'ceh-shared' }), T0);
+    await visit(insights, projectId, 'usr-2', client({ clientEnvHandle: 'ceh-shared' }), T0);
+    await visit(insights, otherProject, 'usr-1', client(), T0);
     await insights.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', at: T0 });
     await insights.recordEvent({ projectId, userId: 'usr-2', type: 'append-started', at: T0 });
     await insights.recordEvent({ projectId: otherProject, userId: 'usr-1', type: 'append-started', at: T0 });
@@ -431,8 +462,9 @@ describe('forgetUser', () => {
     await insights.flush();
 
     expect(await events.countDocuments({ projectId, userId: 'usr-1' })).toBe(0);
-    expect(await events.countDocuments({ projectId, userId: 'usr-2' })).toBe(1);
-    expect(await events.countDocuments({ projectId: otherProject, userId: 'usr-1' })).toBe(1);
+    // Each user's visit (an event too) and append-started.
+    expect(await events.countDocuments({ projectId, userId: 'usr-2' })).toBe(2);
+    expect(await events.countDocuments({ projectId: otherProject, userId: 'usr-1' })).toBe(2);
     expect(await userDoc(projectId, 'usr-1')).toBeNull();
     const remaining = await users.find({ projectId }).toArray();
     expect(remaining.map((d) => d.userId)).toEqual(['usr-2']);

@@ -137,6 +137,7 @@ export class RecordingInsights implements InsightsService {
 
   async forAppend(input: AppendInsightsInput): Promise<AppendInsights> {
     this.appendInputs.push(input);
+    if (input.started) this.events.push({ projectId: input.projectId, userId: input.userId, type: 'append-started', situation: input.situation, processId: input.started.processId, client: input.client, at: input.now });
     const appendAllow = input.flags.forcePasskeyAppend || input.client.uvpaAvailable;
     return {
       appendAllow,
@@ -154,13 +155,9 @@ export class RecordingInsights implements InsightsService {
     };
   }
 
-  async recordClientEnv(projectId: string, userId: string, client: ClientContext): Promise<string> {
-    this.envs.push({ projectId, userId, client });
-    return `env-${client.clientEnvHandle ?? 'none'}`;
-  }
-
   async recordEvent(event: CeremonyEvent): Promise<void> {
     this.events.push(event);
+    if (event.recordVisit && event.userId && event.client) this.envs.push({ projectId: event.projectId, userId: event.userId, client: event.client });
   }
 
   async forgetUser(projectId: string, userId: string): Promise<void> {

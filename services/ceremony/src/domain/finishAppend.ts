@@ -12,6 +12,7 @@ import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import { describeSourceDevice } from './describeSourceDevice.js';
 import type { ClientContext } from './insights/types.js';
+import { clientEnvKey } from './insights/clientEnvKey.js';
 import { parseAttestationResponse, type ParsedAttestation } from './parseAttestationResponse.js';
 import { failureReason, recordEvent } from './recordEvent.js';
 
@@ -55,10 +56,13 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
     });
     throw err;
   });
+  // Once the answer verifies, the user was seen in this environment: recorded with the outcome's
+  // event, in the same write as the user's history (CeremonyEvent.recordVisit).
+  let verified = false;
   try {
     await verifyAttestation(parsed, session, project.origins);
+    verified = true;
     const now = deps.now();
-    const clientEnvKey = await deps.insights.recordClientEnv(input.projectId, input.userId, input.client, now);
     const record: CredentialRecord = {
       _id: newId('cre'),
       projectId: input.projectId,
@@ -77,7 +81,7 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       attestationFormat: parsed.fmt,
       createdAt: now,
       lastUsedAt: now,
-      clientEnvKey,
+      clientEnvKey: clientEnvKey(input.client),
       ...describeSourceDevice(input.client),
       status: 'active',
       notificationRequested: input.sendNotification,
@@ -95,6 +99,7 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       credentialId: record._id,
       client: input.client,
       at: now,
+      recordVisit: true,
       // The "passkey added" notice is delivered by the notification work; the request is kept with
       // the event and the passkey.
       notificationRequested: input.sendNotification === true,
@@ -113,6 +118,7 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       reason: failureReason(err),
       client: input.client,
       at: deps.now(),
+      recordVisit: verified,
     });
     throw err;
   }

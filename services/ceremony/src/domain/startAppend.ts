@@ -42,16 +42,6 @@ export async function startAppend(deps: CeremonyDomainDeps, input: StartAppendIn
   const userHandle = await deps.webauthnUsers.ensure(input.projectId, input.userId, candidate, now);
   const existing = await deps.credentials.listForUser(input.projectId, input.userId);
 
-  const insights = await deps.insights.forAppend({
-    projectId: input.projectId,
-    userId: input.userId,
-    client: input.client,
-    flags: input.flags,
-    situation: input.situation,
-    passkeys: summarizePasskeys(existing),
-    now,
-  });
-
   const challenge = newChallenge();
   const options = await generateRegistrationOptions({
     rpName: project.rpName,
@@ -89,15 +79,17 @@ export async function startAppend(deps: CeremonyDomainDeps, input: StartAppendIn
   };
   await deps.sessions.insert(session);
 
-  // forAppend recorded the client environment's visit.
-  await deps.insights.recordEvent({
+  // After the session is stored, so no start is recorded for a session that is not there. The
+  // start is recorded with the decision, in one write (AppendInsightsInput.started).
+  const insights = await deps.insights.forAppend({
     projectId: input.projectId,
     userId: input.userId,
-    type: 'append-started',
-    situation: input.situation,
-    processId: input.processId,
     client: input.client,
-    at: now,
+    flags: input.flags,
+    situation: input.situation,
+    passkeys: summarizePasskeys(existing),
+    now,
+    started: { processId: input.processId },
   });
 
   return { attestationOptions: JSON.stringify({ publicKey: options }), insights, challengeId: session._id };

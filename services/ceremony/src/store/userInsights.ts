@@ -65,10 +65,11 @@ export interface UserInsightsState {
 
 export interface UserInsightsStore {
   /**
-   * Records a visit of the environment and returns the state from before it: one
-   * findOneAndUpdate (plus, only when the user is over the environment limit, one eviction).
+   * Records a visit of the environment (and appends `history`, as pushHistory does) and returns
+   * the state from before it: one findOneAndUpdate (plus, only when the user is over the
+   * environment limit, one eviction).
    */
-  visitEnv(projectId: string, userId: string, key: string, snapshot: ClientEnvSnapshot, now: Date): Promise<UserInsightsState>;
+  visitEnv(projectId: string, userId: string, key: string, snapshot: ClientEnvSnapshot, now: Date, history?: AppendHistoryEntry[]): Promise<UserInsightsState>;
   /** Appends to the user's append history, keeping the last historyLimit entries. */
   pushHistory(projectId: string, userId: string, entries: AppendHistoryEntry[]): Promise<void>;
   forgetUser(projectId: string, userId: string): Promise<void>;
@@ -129,7 +130,7 @@ export function createUserInsightsStore(db: Db, limits: UserInsightsLimits): Use
   }
 
   return {
-    async visitEnv(projectId, userId, key, snapshot, now) {
+    async visitEnv(projectId, userId, key, snapshot, now, history = []) {
       const field = envFieldName(key);
       const before = await retryOnDuplicate(() =>
         docs.findOneAndUpdate(
@@ -139,16 +140,16 @@ export function createUserInsightsStore(db: Db, limits: UserInsightsLimits): Use
             // $min/$max keep first/last seen right even when concurrent requests land out of order.
             $min: { [`envs.${field}.firstSeen`]: now },
             $max: { [`envs.${field}.lastSeen`]: now, lastSeen: now },
-            $setOnInsert: { userId, history: [] },
+            // history is either appended to or, on insert, created empty: one operator per path.
+            ...(history.length ? { $push: { history: { $each: history, $slice: -limits.historyLimit } }, $setOnInsert: { userId } } : { $setOnInsert: { userId, history: [] } }),
           },
           { upsert: true, returnDocument: 'before', projection: { envs: 1, history: 1 } },
         ),
       );
       const envs = Object.values(before?.envs ?? {});
-      const history = before?.history ?? [];
       const after = envs.some((e) => e.key === key) ? envs : [...envs, { key, firstSeen: now, lastSeen: now }];
       if (after.length > limits.envLimit) await evict(projectId, userId, after, key);
-      return { envs, history };
+      return { envs, history: before?.history ?? [] };
     },
 
     async pushHistory(projectId, userId, entries) {

@@ -4,9 +4,10 @@
  *
  * Store operations: forLogin is one findOneAndUpdate on the user's insights document (it records
  * this environment's visit and returns the state before it, which is what the rules see);
- * forAppend adds one update for its decision's history entry. Events go to the audit trail
- * through a batching writer and never hold up the answer; append events also update the user's
- * bounded append history (one update) before recordEvent resolves, so the next B2 sees them.
+ * forAppend adds one update for its decision's history entry (with B2's start). Events go to the
+ * audit trail through a batching writer and never hold up the answer; append events also update
+ * the user's bounded append history (one update, or with recordVisit one findOneAndUpdate that
+ * records the visit too) before recordEvent resolves, so the next B2 sees them.
  */
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -134,17 +135,14 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         envHasPasskey: facts.envHasPasskey,
         history: facts.detection.historyData,
       });
-      // Recorded so history can tell which later append starts were automatic or conditional.
-      await users.pushHistory(input.projectId, input.userId, [
-        { type: 'append-decided', at: input.now, situation: input.situation, auto: decision.auto, conditional: decision.conditional, restrictedBrowser: decision.isRestrictedBrowser },
-      ]);
-      await writer.add({
+      const client = auditClient(input.client, facts.envKey, facts.restrictedBrowser.restricted);
+      const decided: EventDoc = {
         projectId: input.projectId,
         userId: input.userId,
         type: 'append-decided',
         situation: input.situation,
         at: input.now,
-        client: auditClient(input.client, facts.envKey, facts.restrictedBrowser.restricted),
+        client,
         decision: {
           appendAllow,
           tag: decision.tag,
@@ -153,7 +151,18 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
           conditional: decision.conditional,
           isRestrictedBrowser: decision.isRestrictedBrowser,
         },
-      });
+      };
+      const started: EventDoc | null = input.started
+        ? { projectId: input.projectId, userId: input.userId, type: 'append-started', situation: input.situation, processId: input.started.processId, at: input.now, client }
+        : null;
+      // Recorded so history can tell which later append starts were automatic or conditional; the
+      // start goes into the same write.
+      await users.pushHistory(input.projectId, input.userId, [
+        { type: 'append-decided', at: input.now, situation: input.situation, auto: decision.auto, conditional: decision.conditional, restrictedBrowser: decision.isRestrictedBrowser },
+        ...(started ? [historyEntryOf(started)] : []),
+      ]);
+      await writer.add(decided);
+      if (started) await writer.add(started);
       return { appendAllow, detection: facts.detection, decision };
     },
 
@@ -167,13 +176,6 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         strategy: input.strategy,
       });
       return { loginAllow, detection: facts.detection, decision };
-    },
-
-    async recordClientEnv(projectId, userId, client, now) {
-      assertValidDate(now);
-      const key = clientEnvKey(client);
-      await users.visitEnv(projectId, userId, key, envSnapshot(client), now);
-      return key;
     },
 
     async recordEvent(event: CeremonyEvent) {
@@ -191,13 +193,17 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
         notificationRequested: event.notificationRequested,
         at: event.at,
       };
+      const envKey = event.client ? clientEnvKey(event.client) : '';
       if (event.client) {
         const restricted = assessRestrictedBrowser(parseUserAgent(event.client.userAgent ?? '')).restricted;
-        doc.client = auditClient(event.client, clientEnvKey(event.client), restricted);
+        doc.client = auditClient(event.client, envKey, restricted);
       }
       // History is what the next append start decides on, so it is updated before this resolves.
-      if (event.userId && APPEND_EVENT_TYPES.has(event.type)) {
-        await users.pushHistory(event.projectId, event.userId, [historyEntryOf(doc)]);
+      const history = event.userId && APPEND_EVENT_TYPES.has(event.type) ? [historyEntryOf(doc)] : [];
+      if (event.userId && event.client && event.recordVisit) {
+        await users.visitEnv(event.projectId, event.userId, envKey, envSnapshot(event.client), event.at, history);
+      } else if (event.userId && history.length) {
+        await users.pushHistory(event.projectId, event.userId, history);
       }
       await writer.add(doc);
     },

@@ -82,6 +82,11 @@ export interface AppendInsightsInput {
   situation: string;
   passkeys: PasskeySummary[];
   now: Date;
+  /**
+   * B2 stored its ceremony session for this process: the append-started event is recorded with
+   * the decision, in the same history write.
+   */
+  started?: { processId: string };
 }
 
 export interface AppendInsights {
@@ -141,6 +146,11 @@ export interface CeremonyEvent {
   notificationRequested?: boolean;
   client?: ClientContext;
   at: Date;
+  /**
+   * The user was seen in the event's client environment (B3): the visit is recorded in the same
+   * write as the user's history (the environment's first and last seen, and its snapshot).
+   */
+  recordVisit?: boolean;
 }
 
 /** What the ceremonies call; implemented by the insights module over its own collections. */
@@ -149,11 +159,10 @@ export interface InsightsService {
   forAppend(input: AppendInsightsInput): Promise<AppendInsights>;
   /** B4's insights; records the client environment's visit (the rules see the state before this request). */
   forLogin(input: LoginInsightsInput): Promise<LoginInsights>;
-  /** Records (or refreshes) the client environment for the user; returns its key for PasskeySummary.clientEnvKey. */
-  recordClientEnv(projectId: string, userId: string, client: ClientContext, now: Date): Promise<string>;
   /**
    * Records the event for the audit trail without waiting for it to be written (unless too many
-   * wait already). An append event of a user also enters the user's history before this resolves.
+   * wait already). An append event of a user also enters the user's history, and with recordVisit
+   * the client environment's visit is recorded, before this resolves (one store operation).
    */
   recordEvent(event: CeremonyEvent): Promise<void>;
   /** Drops everything kept about a user (user deletion). */
