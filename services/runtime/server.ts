@@ -3,9 +3,9 @@
  * listening (main.ts listens), so tests can run it on port 0 or in memory.
  */
 import type { ConnectRouter } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { answerInOneWrite } from './answerInOneWrite.js';
 import { internalAuthInterceptor, type InternalAuthKeys } from './internalAuth.js';
 import { contextInterceptor, errorInterceptor, observeInterceptor, validationInterceptor } from './interceptors.js';
 import type { Metrics } from './metrics.js';
@@ -27,7 +27,7 @@ export function serviceInterceptors(deps: Pick<RuntimeDeps, 'logger' | 'metrics'
 export function createRpcServer(routes: (router: ConnectRouter) => void, deps: RuntimeDeps): Server {
   const interceptors = serviceInterceptors(deps);
   if (deps.internalAuth) interceptors.unshift(internalAuthInterceptor(deps.internalAuth, deps.logger));
-  const rpc = connectNodeAdapter({ routes, interceptors });
+  const rpc = answerInOneWrite({ routes, interceptors });
   return createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return send(res, 200, { status: 'ok' });
