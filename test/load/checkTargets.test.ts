@@ -61,6 +61,13 @@ describe('checkTargets', () => {
     expect(rss).toMatchObject({ verdict: 'FAIL', measured: 'highest ceremony 251 MB' });
   });
 
+  it('counts per login within the window-edge error of the limit as at the limit, not beyond it', () => {
+    // 4,365 logins by 32 virtual users: an edge error of up to 32 / 4,365 ≈ 0.0073 per login.
+    const edge = (rpcs: number) => verdicts(checkTargets([scenario('login', { ...run(218.25, 150, { rpcsPerCeremony: rpcs }), ceremonies: 4365 })], null))['<= 2 internal RPCs per login'];
+    expect(edge(2.004)).toBe('PASS');
+    expect(edge(2.01)).toBe('FAIL');
+  });
+
   it('judges the scale ratio and says when N is below the stated 1,000,000', () => {
     const scale = (passkeys: number, scaledP50: number): ScaleResult => ({
       passkeys,
