@@ -2,11 +2,12 @@
  * Authenticated internal calls: keys, the caller's token, and the service's refusal of calls
  * without a valid one (missing, forged, expired, other key), including during a key rotation.
  */
-import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
+import { Code, createClient, createRouterTransport } from '@connectrpc/connect';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { CALLER_HEADER, callerAuthInterceptor, internalAuthInterceptor, internalTokenSource, parseInternalAuthKeys } from '../internalAuth.js';
+import { settleToCode } from './settleToCode.js';
 
 const KEY_A = 'a'.repeat(64);
 const KEY_B = Buffer.alloc(32, 7).toString('base64');
@@ -20,15 +21,6 @@ function service(keys: string, callerToken?: () => Promise<string>) {
     transport: { interceptors: callerToken ? [callerAuthInterceptor(callerToken)] : [] },
   });
   return { client: createClient(UserService, transport), warnings };
-}
-
-async function codeOf(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
 }
 
 describe('parseInternalAuthKeys', () => {
@@ -59,13 +51,13 @@ describe('internal calls', () => {
 
   it('refuses a call without a token, with a forged one, with one of another key, and an expired one, and logs it', async () => {
     const { client: bare, warnings } = service(KEY_A);
-    expect(await codeOf(bare.getUser({ userId: 'usr-1' }))).toBe(Code.Unauthenticated);
-    expect(await codeOf(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: 'not.a.jwt' } }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(bare.getUser({ userId: 'usr-1' }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: 'not.a.jwt' } }))).toBe(Code.Unauthenticated);
     const otherKey = await internalTokenSource(parseInternalAuthKeys(KEY_B), 'intruder')();
-    expect(await codeOf(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: otherKey } }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: otherKey } }))).toBe(Code.Unauthenticated);
     const iat = Math.floor(Date.now() / 1000) - 120;
     const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer('gateway').setAudience('passkeyauth-internal').setIssuedAt(iat).setExpirationTime(iat + 60).sign(Buffer.from(KEY_A, 'hex'));
-    expect(await codeOf(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: expired } }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(bare.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: expired } }))).toBe(Code.Unauthenticated);
     expect(warnings).toHaveLength(4);
     expect(JSON.stringify(warnings)).not.toContain(expired);
   });
@@ -73,9 +65,9 @@ describe('internal calls', () => {
   it('during a rotation ("new,old") tokens of both keys pass; after it ("new") only the new one', async () => {
     const oldCaller = internalTokenSource(parseInternalAuthKeys(KEY_A), 'connect');
     const newCaller = internalTokenSource(parseInternalAuthKeys(`${KEY_B},${KEY_A}`), 'connect');
-    expect(await codeOf(service(`${KEY_B},${KEY_A}`, oldCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
-    expect(await codeOf(service(`${KEY_B},${KEY_A}`, newCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
-    expect(await codeOf(service(KEY_B, newCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
-    expect(await codeOf(service(KEY_B, oldCaller).client.getUser({ userId: 'usr-1' }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(service(`${KEY_B},${KEY_A}`, oldCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
+    expect(await settleToCode(service(`${KEY_B},${KEY_A}`, newCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
+    expect(await settleToCode(service(KEY_B, newCaller).client.getUser({ userId: 'usr-1' }))).toBe('ok');
+    expect(await settleToCode(service(KEY_B, oldCaller).client.getUser({ userId: 'usr-1' }))).toBe(Code.Unauthenticated);
   });
 });

@@ -5,12 +5,13 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { Code, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { answerInOneWrite } from '../answerInOneWrite.js';
 import { serviceClient } from '../rpcClient.js';
+import { settleToCode } from './settleToCode.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -43,15 +44,6 @@ async function userService(nameLength = 10): Promise<{ url: string; requests: In
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, answers };
 }
 
-async function codeOf(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
-}
-
 describe('internal RPCs in one write', () => {
   it('a request carries Content-Length and no chunked encoding, and asks for no compression', async () => {
     const svc = await userService();
@@ -78,7 +70,7 @@ describe('internal RPCs in one write', () => {
     const svc = await userService(5000);
     const client = createClient(UserService, createConnectTransport({ baseUrl: svc.url, httpVersion: '1.1', useBinaryFormat: true }));
     expect((await client.getUser({ userId: 'usr-2' })).user?.fullName).toHaveLength(5000);
-    expect(await codeOf(createClient(UserService, createConnectTransport({ baseUrl: `${svc.url}/nowhere`, httpVersion: '1.1' })).getUser({ userId: 'x' }))).toBe(Code.Unimplemented);
+    expect(await settleToCode(createClient(UserService, createConnectTransport({ baseUrl: `${svc.url}/nowhere`, httpVersion: '1.1' })).getUser({ userId: 'x' }))).toBe(Code.Unimplemented);
   });
 
   it('a refused connection is Unavailable, a connection cut before the answer is Aborted, a deadline is DeadlineExceeded', async () => {
@@ -86,7 +78,7 @@ describe('internal RPCs in one write', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await codeOf(serviceClient(UserService, `http://127.0.0.1:${port}`, token).getUser({ userId: 'u' }))).toBe(Code.Unavailable);
+    expect(await settleToCode(serviceClient(UserService, `http://127.0.0.1:${port}`, token).getUser({ userId: 'u' }))).toBe(Code.Unavailable);
 
     const cutting = createServer((req) => req.socket.destroy());
     const silent = createServer(() => undefined);
@@ -95,7 +87,7 @@ describe('internal RPCs in one write', () => {
       await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
     }
     const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-    expect(await codeOf(serviceClient(UserService, url(cutting), token).getUser({ userId: 'u' }))).toBe(Code.Aborted);
-    expect(await codeOf(serviceClient(UserService, url(silent), token).getUser({ userId: 'u' }, { timeoutMs: 200 }))).toBe(Code.DeadlineExceeded);
+    expect(await settleToCode(serviceClient(UserService, url(cutting), token).getUser({ userId: 'u' }))).toBe(Code.Aborted);
+    expect(await settleToCode(serviceClient(UserService, url(silent), token).getUser({ userId: 'u' }, { timeoutMs: 200 }))).toBe(Code.DeadlineExceeded);
   });
 });
