@@ -46,10 +46,36 @@ export function requireArray(cmd: Doc, field: string): unknown[] {
   return v;
 }
 
-/** Applies a find-style projection with mingo; `_id` stays first as in MongoDB replies. */
+/** Applies a find-style projection (mingo for all but plain inclusions); `_id` stays first as in MongoDB replies. */
 export function project(docs: Doc[], projection: Doc | undefined): Doc[] {
   if (!projection || Object.keys(projection).length === 0) return docs;
+  const fields = plainInclusion(projection);
+  if (fields) return docs.map((d) => includeFields(d, fields));
   return new Query({}).find(docs, projection).all().map((d) => idFirst(d as Doc));
+}
+
+/**
+ * The fields of `{a: 1, b: true}` (optionally with `_id: 0`): top-level names only, no operators.
+ * Those are picked here; mingo's Query would first copy every operator table it has.
+ */
+function plainInclusion(projection: Doc): { names: Set<string>; withId: boolean } | null {
+  const names = new Set<string>();
+  let withId = true;
+  for (const [key, value] of Object.entries(projection)) {
+    if (key.startsWith('$') || key.includes('.')) return null;
+    if (key === '_id' && (value === 0 || value === false)) withId = false;
+    else if (value === 1 || value === true) names.add(key);
+    else return null;
+  }
+  return names.size ? { names, withId } : null;
+}
+
+/** The included fields in the document's own order (as MongoDB returns them), `_id` first. */
+function includeFields(doc: Doc, { names, withId }: { names: Set<string>; withId: boolean }): Doc {
+  const out: Doc = {};
+  if (withId && '_id' in doc) out._id = doc._id;
+  for (const key of Object.keys(doc)) if (key !== '_id' && names.has(key)) out[key] = doc[key];
+  return out;
 }
 
 /** Rejects options the embedded store does not implement, instead of silently ignoring them. */
