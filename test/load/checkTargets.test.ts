@@ -29,7 +29,7 @@ describe('checkTargets', () => {
   it('marks what did not run as NOT RUN', () => {
     const lines = checkTargets([], null);
     expect(lines.every((l) => l.verdict === 'NOT RUN')).toBe(true);
-    expect(lines).toHaveLength(10);
+    expect(lines).toHaveLength(11);
   });
 
   it('passes at the limits and fails beyond them', () => {
@@ -87,5 +87,19 @@ describe('checkTargets', () => {
     const big = checkTargets([], scale(1_000_000, 12.1)).find((l) => l.target.startsWith('login p50'))!;
     expect(big.verdict).toBe('FAIL');
     expect(big.target).not.toContain('stated at');
+  });
+
+  it('judges store memory per passkey from the scale run, and RSS on the scenario runs only', () => {
+    const scaled = (bytes: number | null): ScaleResult => {
+      const big = run(300, 20);
+      big.processes = [{ ...big.processes[0], name: 'mongo', peakRssMb: 5600 }];
+      return { passkeys: 1_000_000, baseP50Ms: 10, scaledP50Ms: 10, ratio: 1, base: run(300, 20), scaled: big, seedSeconds: 1, storeRssMbAfterSeed: 5600, storeBytesPerPasskey: bytes, seedCheck: 'ok' };
+    };
+    const memory = (bytes: number | null) => checkTargets([scenario('login', run(300, 150))], scaled(bytes)).find((l) => l.target.includes('per stored passkey'))!;
+    expect(memory(2048).verdict).toBe('PASS');
+    expect(memory(5732)).toMatchObject({ verdict: 'FAIL', measured: '5732 bytes' });
+    expect(memory(null).verdict).toBe('NOT RUN');
+    // The seeded store's 5.6 GB is not the scenario load's RSS.
+    expect(verdicts(checkTargets([scenario('login', run(300, 150))], scaled(5732)))['no process above 250 MB RSS']).toBe('PASS');
   });
 });
