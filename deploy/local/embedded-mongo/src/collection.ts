@@ -5,7 +5,7 @@ import { Bracket, BracketBound, canonicalKey, compareValues } from './bsonOrder.
 import { hasWideNumbers, numericView, type Doc } from './documents.js';
 import { flatString } from './encodeIndexKey.js';
 import { MongoCommandError } from './errors.js';
-import { matchEqualities } from './matchEqualities.js';
+import { matchPlainFilter } from './matchPlainFilter.js';
 import { Index, sameIndex, type DocKeys, type IndexSpec } from './indexes.js';
 import { BSON_READ_OPTIONS } from './journal.js';
 import { planQuery, type IndexPlan, type QueryPlan } from './planner.js';
@@ -89,11 +89,11 @@ export class Collection {
 
   /** Runs a filter through the plan the planner picks; the docs come back sorted and cut to `limit` when asked. */
   query(filter: Doc, opts: QueryOptions = {}): QueryRun {
-    const equalities = matchEqualities(filter);
+    const plain = matchPlainFilter(filter);
     // Compiled at once when needed, so a malformed filter fails even when nothing is examined.
-    let matcher = equalities ? null : new Query(numericView(filter));
+    let matcher = plain ? null : new Query(numericView(filter));
     const test = (d: Doc) => {
-      const decided = equalities?.(d);
+      const decided = plain?.(d);
       if (decided !== undefined) return decided;
       matcher ??= new Query(numericView(filter));
       return matcher.test(hasWideNumbers(d) ? numericView(d) : d);
