@@ -49,28 +49,29 @@ function compileFilter(filter: Doc): PlainTest | null {
 }
 
 function all(tests: PlainTest[]): PlainTest {
-  return (doc) => {
-    let undecided = false;
-    for (const t of tests) {
-      const r = t(doc);
-      if (r === false) return false;
-      if (r === undefined) undecided = true;
-    }
-    return undecided ? undefined : true;
-  };
+  return (doc) => everyOf(tests, (t) => t(doc));
 }
 
 function any(tests: PlainTest[]): PlainTest {
-  return (doc) => {
-    let undecided = false;
-    for (const t of tests) {
-      const r = t(doc);
-      if (r === true) return true;
-      if (r === undefined) undecided = true;
-    }
-    return undecided ? undefined : false;
-  };
+  return (doc) => someOf(tests, (t) => t(doc));
 }
+
+/**
+ * Three-valued AND (`decisive` false) or OR (`decisive` true): one decisive result decides, else one
+ * undecided result leaves the whole undecided.
+ */
+function combine<T>(items: readonly T[], decide: (item: T) => boolean | undefined, decisive: boolean): boolean | undefined {
+  let undecided = false;
+  for (const item of items) {
+    const r = decide(item);
+    if (r === decisive) return decisive;
+    if (r === undefined) undecided = true;
+  }
+  return undecided ? undefined : !decisive;
+}
+
+const everyOf = <T>(items: readonly T[], decide: (item: T) => boolean | undefined) => combine(items, decide, false);
+const someOf = <T>(items: readonly T[], decide: (item: T) => boolean | undefined) => combine(items, decide, true);
 
 function compileCondition(condition: unknown): Check | null {
   if (isLiteral(condition)) return equalTo(condition);
@@ -86,15 +87,7 @@ function compileCondition(condition: unknown): Check | null {
     else if (op === '$exists' && typeof operand === 'boolean') checks.push((values) => values.length > 0 === operand);
     else return null;
   }
-  return (values) => {
-    let undecided = false;
-    for (const c of checks) {
-      const r = c(values);
-      if (r === false) return false;
-      if (r === undefined) undecided = true;
-    }
-    return undecided ? undefined : true;
-  };
+  return (values) => everyOf(checks, (c) => c(values));
 }
 
 function isLiteral(v: unknown): v is Literal {
@@ -134,54 +127,30 @@ function kindOf(v: unknown): 'null' | 'string' | 'boolean' | 'number' | 'date' |
 
 function equalTo(literal: Literal): Check {
   const kind = kindOf(literal);
-  return (values) => {
-    if (literal === null && values.length === 0) return true;
-    let undecided = false;
-    for (const v of values) {
-      if (v === UNDECIDED) {
-        undecided = true;
-        continue;
-      }
-      const k = kindOf(v);
-      if (k === 'wide' && kind === 'number') undecided = true;
-      else if (k === kind && (kind === 'date' ? (v as Date).getTime() === (literal as Date).getTime() : v === literal)) return true;
-    }
-    return undecided ? undefined : false;
-  };
+  const same = (v: unknown) => (kind === 'date' ? (v as Date).getTime() === (literal as Date).getTime() : v === literal);
+  return (values) => (literal === null && values.length === 0) || someOf(values, (v) => decideValue(v, kind, same));
 }
 
 function compareWith(op: string, literal: string | number | Date): Check {
-  const kind = kindOf(literal);
   // BSON's order (strings by their UTF-8 bytes, not JavaScript's UTF-16 units).
-  const holds = (x: unknown) => {
-    const c = compareValues(x, literal);
+  const holds = (v: unknown) => {
+    const c = compareValues(v, literal);
     return op === '$gt' ? c > 0 : op === '$gte' ? c >= 0 : op === '$lt' ? c < 0 : c <= 0;
   };
-  return (values) => {
-    let undecided = false;
-    for (const v of values) {
-      if (v === UNDECIDED) {
-        undecided = true;
-        continue;
-      }
-      const k = kindOf(v);
-      if (k === 'wide' && kind === 'number') undecided = true;
-      else if (k === kind && holds(v)) return true;
-    }
-    return undecided ? undefined : false;
-  };
+  const kind = kindOf(literal);
+  return (values) => someOf(values, (v) => decideValue(v, kind, holds));
+}
+
+/** One stored value against a literal of `kind`: only values of the same kind can match. */
+function decideValue(v: unknown, kind: ReturnType<typeof kindOf>, holds: (v: unknown) => boolean): boolean | undefined {
+  if (v === UNDECIDED) return undefined;
+  const k = kindOf(v);
+  if (k === 'wide' && kind === 'number') return undefined;
+  return k === kind && holds(v);
 }
 
 function anyOf(checks: Check[]): Check {
-  return (values) => {
-    let undecided = false;
-    for (const c of checks) {
-      const r = c(values);
-      if (r === true) return true;
-      if (r === undefined) undecided = true;
-    }
-    return undecided ? undefined : false;
-  };
+  return (values) => someOf(checks, (c) => c(values));
 }
 
 function not(check: Check): Check {
