@@ -73,9 +73,10 @@ export function embeddedMongoProcess(opts: { port: number; dataDir: string }): P
   return {
     name: 'mongo',
     command: spec.command,
-    // The store holds all data in its heap: V8's default limit (about 4 GiB) ends it before a million
-    // stored passkeys (about 5.7 KB each with their users and events, measured by the bench's
-    // --scale); half the machine's memory is its limit instead (never less than 4 GiB).
+    // The store's heap holds every index entry and document key (about 1.5 KB per stored passkey
+    // with its user, handle, insights and events; the documents themselves spill to disk once not
+    // written lately) and is given half the machine's memory, never less than 4 GiB, so that even
+    // many millions of passkeys do not run into V8's default limit.
     args: [`--max-old-space-size=${storeHeapLimitMb()}`, ...spec.args],
     ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
   };

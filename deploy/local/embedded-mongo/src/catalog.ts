@@ -1,9 +1,10 @@
 /** Databases and their collections; turns every change into a journal record when durable. */
-import { Collection, ID_INDEX, unpack, type ChangeSink } from './collection.js';
+import { Collection, ID_INDEX, type ChangeSink } from './collection.js';
 import { serialize } from 'bson';
 import type { Doc } from './documents.js';
 import { MongoCommandError } from './errors.js';
 import type { IndexSpec } from './indexes.js';
+import { memoryTable, type DocumentSpill } from './spillDocuments.js';
 
 export interface RecordSink {
   append(record: Doc | Uint8Array): void;
@@ -14,6 +15,9 @@ export class Catalog implements ChangeSink {
   /** Set once the journal is open; records are dropped while memory-only or replaying. */
   journal: RecordSink | null = null;
 
+  /** With a spill, documents not written lately are kept on disk instead of in memory. */
+  constructor(private readonly spill: DocumentSpill | null = null) {}
+
   get(db: string, name: string): Collection | undefined {
     return this.dbs.get(db)?.get(name);
   }
@@ -23,7 +27,7 @@ export class Catalog implements ChangeSink {
     const existing = this.get(db, name);
     if (existing) return existing;
     checkCollectionName(db, name);
-    const coll = new Collection(db, name, this);
+    const coll = new Collection(db, name, this, this.spill ? this.spill.table() : memoryTable());
     let colls = this.dbs.get(db);
     if (!colls) this.dbs.set(db, (colls = new Map()));
     colls.set(name, coll);
@@ -41,14 +45,21 @@ export class Catalog implements ChangeSink {
 
   drop(db: string, name: string): boolean {
     const colls = this.dbs.get(db);
-    if (!colls?.delete(name)) return false;
+    const coll = colls?.get(name);
+    if (!colls || !coll) return false;
+    colls.delete(name);
+    coll.discard();
     if (colls.size === 0) this.dbs.delete(db);
     this.journal?.append({ op: 'drop', db, coll: name });
     return true;
   }
 
   dropDatabase(db: string): void {
-    if (this.dbs.delete(db)) this.journal?.append({ op: 'dropDatabase', db });
+    const colls = this.dbs.get(db);
+    if (!colls) return;
+    this.dbs.delete(db);
+    for (const coll of colls.values()) coll.discard();
+    this.journal?.append({ op: 'dropDatabase', db });
   }
 
   put(db: string, coll: string, raw: Uint8Array): void {
@@ -104,21 +115,23 @@ export class Catalog implements ChangeSink {
   }
 
   /**
-   * Records that rebuild the current state from nothing (the content of a snapshot). The state
-   * is fixed now (stored documents are replaced, never changed), but each document's record is
-   * encoded only when the snapshot writer reaches it, so a snapshot never holds a second copy
-   * of the whole store in memory.
+   * Records that rebuild the current state from nothing (the content of a snapshot). The list of
+   * collections and their indexes is fixed now; each document is read only when the snapshot
+   * writer reaches it, so a snapshot never holds a second copy of the store in memory. A document
+   * changed after this call may be written in its newer version, or twice: that is harmless,
+   * because every change from now on is also in the next journal, which replays after the
+   * snapshot and ends with the same state (records are physical).
    */
   capture(): Iterable<Doc | Uint8Array> {
-    const parts: { db: string; name: string; specs: IndexSpec[]; packed: string[] }[] = [];
+    const parts: { db: string; name: string; specs: IndexSpec[]; coll: Collection }[] = [];
     for (const [db, colls] of this.dbs) {
-      for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), packed: coll.packedDocuments() });
+      for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), coll });
     }
     return (function* () {
-      for (const { db, name, specs, packed } of parts) {
+      for (const { db, name, specs, coll } of parts) {
         yield { op: 'create', db, coll: name };
         for (const spec of specs) if (spec.name !== ID_INDEX.name) yield { op: 'index', db, coll: name, spec: { ...spec } };
-        for (const doc of packed) yield encodePutRecord(db, name, unpack(doc));
+        for (const raw of coll.storedBytes()) yield encodePutRecord(db, name, raw);
       }
     })();
   }

@@ -5,13 +5,15 @@
 import { parseArgs } from 'node:util';
 import { startEmbeddedMongo } from './server.js';
 
-const USAGE = 'usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS] [--compact-after-bytes N]\n';
+const USAGE = 'usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS] [--compact-after-bytes N] [--cache-mb N]\n';
 const options = {
   port: { type: 'string', default: '27017' },
   'data-dir': { type: 'string' },
   'ttl-interval': { type: 'string', default: '60' },
   // Tuning knob (tests use it to force frequent snapshots); default 64 MiB.
   'compact-after-bytes': { type: 'string' },
+  // Recently written documents kept in memory (with --data-dir); default 64.
+  'cache-mb': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -31,6 +33,11 @@ if (values.help) {
 const port = Number(values.port);
 const ttl = Number(values['ttl-interval']);
 const compactAfterBytes = values['compact-after-bytes'] === undefined ? undefined : Number(values['compact-after-bytes']);
+const cacheMb = values['cache-mb'] === undefined ? undefined : Number(values['cache-mb']);
+if (cacheMb !== undefined && !/^\d+(\.\d+)?$/.test(values['cache-mb']!)) {
+  process.stderr.write(`--cache-mb must be a number of MiB (0 or more), got ${values['cache-mb']}\n`);
+  process.exit(2);
+}
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.stderr.write(`--port must be 0..65535, got ${values.port}\n`);
   process.exit(2);
@@ -45,7 +52,7 @@ if (compactAfterBytes !== undefined && (!Number.isInteger(compactAfterBytes) || 
 }
 
 try {
-  const store = await startEmbeddedMongo({ port, dataDir: values['data-dir'], ttlIntervalMs: ttl * 1000, compactAfterBytes });
+  const store = await startEmbeddedMongo({ port, dataDir: values['data-dir'], ttlIntervalMs: ttl * 1000, compactAfterBytes, cacheBytes: cacheMb === undefined ? undefined : Math.floor(cacheMb * 2 ** 20) });
   process.stdout.write(`listening on ${store.uri}\n`);
   const shutdown = () => {
     store.stop().then(

@@ -1,14 +1,15 @@
 /** One collection: its documents (as BSON) keyed by `_id`, its indexes, and the writes that keep them in step. */
 import { Query } from 'mingo';
 import { deserialize, serialize } from 'bson';
-import { Bracket, BracketBound, canonicalKey, compareValues } from './bsonOrder.js';
+import { Bracket, BracketBound, compareValues } from './bsonOrder.js';
 import { hasWideNumbers, numericView, type Doc } from './documents.js';
-import { flatString } from './encodeIndexKey.js';
+import { documentKey, flatString } from './encodeIndexKey.js';
 import { MongoCommandError } from './errors.js';
 import { matchPlainFilter } from './matchPlainFilter.js';
 import { Index, sameIndex, type DocKeys, type IndexSpec } from './indexes.js';
 import { BSON_READ_OPTIONS } from './journal.js';
 import { planQuery, type IndexPlan, type QueryPlan } from './planner.js';
+import { memoryTable, type DocumentTable } from './spillDocuments.js';
 
 /** Where a collection reports every change, so the journal can make it durable. */
 export interface ChangeSink {
@@ -36,22 +37,17 @@ export interface QueryRun {
 }
 
 export class Collection {
-  /**
-   * Documents as BSON, keyed by canonical `_id`, each held as a one-byte (latin1) string of its
-   * bytes: about a tenth of the memory of the decoded object graph, and, unlike a Buffer, no
-   * ArrayBuffer of its own. bson's serialize returns slices of Node's shared 8 KiB allocation
-   * pool, and one stored slice kept its whole pool chunk alive (with whatever short-lived buffers
-   * shared it): 13 KB of the store's memory per seeded passkey went to such chunks. Documents
-   * are decoded when read, so no reader can ever change a stored document in place.
-   */
-  private readonly docs = new Map<string, string>();
+  /** Documents as BSON, keyed by canonical `_id` (in memory or spilled: spillDocuments.ts). */
+  private readonly docs: DocumentTable;
   private readonly indexes = new Map<string, Index>();
 
   constructor(
     readonly db: string,
     readonly name: string,
     private readonly sink: ChangeSink,
+    docs: DocumentTable = memoryTable(),
   ) {
+    this.docs = docs;
     this.indexes.set(ID_INDEX.name, new Index(ID_INDEX));
   }
 
@@ -65,12 +61,20 @@ export class Collection {
 
   /** All documents in natural (insertion) order. */
   *all(): Generator<Doc> {
-    for (const raw of this.docs.values()) yield decode(raw);
+    for (const [, raw] of this.docs.entries()) yield decode(raw);
   }
 
-  /** Every document's BSON at this moment, packed (see `docs`; for a snapshot: later writes replace, never modify, a document). */
-  packedDocuments(): string[] {
-    return [...this.docs.values()];
+  /**
+   * Every document's BSON, read as the iteration reaches it (for a snapshot, which may take a
+   * while: documents changed meanwhile are also in the next journal, which replays after it).
+   */
+  *storedBytes(): Generator<Buffer> {
+    for (const [, raw] of this.docs.entries()) yield raw;
+  }
+
+  /** Lets go of every document (the collection was dropped). */
+  discard(): void {
+    this.docs.discard();
   }
 
   indexSpecs(): IndexSpec[] {
@@ -78,7 +82,7 @@ export class Collection {
   }
 
   getById(id: unknown): Doc | undefined {
-    const raw = this.docs.get(canonicalKey(id));
+    const raw = this.docs.get(documentKey(id));
     return raw === undefined ? undefined : decode(raw);
   }
 
@@ -113,7 +117,7 @@ export class Collection {
     } else if (plan.kind === 'ixscan') {
       this.scanIndex(plan, test, limit, out, run);
     } else {
-      for (const raw of this.docs.values()) {
+      for (const [, raw] of this.docs.entries()) {
         run.docsExamined++;
         const d = decode(raw);
         if (!test(d)) continue;
@@ -161,32 +165,33 @@ export class Collection {
 
   /** Inserts a new document (with `_id` already set); checks every unique index before changing anything. */
   insert(doc: Doc, opts: { replay?: boolean } = {}): void {
-    const id = flatString(canonicalKey(doc._id));
+    const id = flatString(documentKey(doc._id));
     const keys = this.keysOf(doc);
     if (!opts.replay) {
       if (this.docs.has(id)) throw this.indexes.get('_id_')!.duplicateValuesError(this.ns, [doc._id]);
       this.checkUnique(id, doc, keys);
     }
     const previous = this.docs.get(id);
-    if (previous) this.unindex(id, decode(previous));
+    // (Replay of a later version: the same id, so the _id_ entry stays the collection's first key string.)
+    if (previous) this.unindex(id, decode(previous), true);
     const raw = this.store(id, doc, keys);
     if (!opts.replay) this.sink.put(this.db, this.name, raw);
   }
 
   /** Replaces a stored document by a new version with the same `_id`. */
   replace(oldDoc: Doc, newDoc: Doc): void {
-    const id = canonicalKey(oldDoc._id);
+    const id = documentKey(oldDoc._id);
     const stored = this.docs.get(id);
     const keys = this.keysOf(newDoc);
     this.checkUnique(id, newDoc, keys);
-    // The stored version, not the caller's copy, is what the indexes hold.
-    this.unindex(id, stored ? decode(stored) : oldDoc);
+    // The stored version, not the caller's copy, is what the indexes hold; the _id_ entry stays.
+    this.unindex(id, stored ? decode(stored) : oldDoc, true);
     const raw = this.store(id, newDoc, keys);
     this.sink.put(this.db, this.name, raw);
   }
 
   remove(doc: Doc, opts: { replay?: boolean } = {}): void {
-    const id = canonicalKey(doc._id);
+    const id = documentKey(doc._id);
     const stored = this.docs.get(id);
     if (!stored) return;
     this.unindex(id, decode(stored));
@@ -208,7 +213,7 @@ export class Collection {
       }
     }
     const index = new Index(spec);
-    for (const [id, raw] of this.docs) {
+    for (const [id, raw] of this.docs.entries()) {
       const doc = decode(raw);
       const keys = index.keysOf(doc);
       if (!opts.replay) {
@@ -265,22 +270,17 @@ export class Collection {
   private store(id: string, doc: Doc, keys: Map<Index, DocKeys>): Buffer {
     const raw = serialize(doc) as Buffer;
     for (const [index, k] of keys) index.add(id, k);
-    this.docs.set(id, raw.toString('latin1'));
+    this.docs.set(id, raw);
     return raw;
   }
 
-  private unindex(id: string, doc: Doc): void {
-    for (const index of this.indexes.values()) index.remove(id, index.keysOf(doc));
+  private unindex(id: string, doc: Doc, keepIdEntry = false): void {
+    for (const index of this.indexes.values()) if (!keepIdEntry || index.spec.name !== ID_INDEX.name) index.remove(id, index.keysOf(doc));
   }
 }
 
-function decode(packed: string): Doc {
-  return deserialize(unpack(packed), BSON_READ_OPTIONS);
-}
-
-/** A stored document's BSON bytes (see `docs`). */
-export function unpack(packed: string): Buffer {
-  return Buffer.from(packed, 'latin1');
+function decode(raw: Buffer): Doc {
+  return deserialize(raw, BSON_READ_OPTIONS);
 }
 
 /** Sorts documents by a MongoDB sort spec; an array field sorts by its smallest (ascending) or largest (descending) element. */

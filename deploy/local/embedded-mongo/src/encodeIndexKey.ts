@@ -9,8 +9,8 @@
  * prefix. Apart from the content of strings, every character is below 0x100, so keys of ASCII
  * data stay one byte per character in V8.
  */
-import { Binary, BSONRegExp, BSONSymbol, ObjectId, Timestamp } from 'bson';
-import { Bracket, bracketOf, toNumber } from './bsonOrder.js';
+import { Binary, BSONRegExp, BSONSymbol, Long, ObjectId, Timestamp } from 'bson';
+import { Bracket, bracketOf, canonicalKey, toNumber } from './bsonOrder.js';
 
 /** Sorts after every continuation of a key at a value boundary (brackets and id prefixes are ASCII). */
 export const AFTER_PREFIX = '\u00ff';
@@ -103,6 +103,23 @@ export function encodeKeyValue(v: unknown): string {
     }
   }
 }
+
+/**
+ * The key a document is stored under: its `_id` encoded as an index key, so that the `_id_`
+ * index's entry and the document's key are one string (indexes.ts), and ids that MongoDB deems
+ * equal (1, 1.0, NumberLong(1)) get one key. Numbers are encoded as doubles, which cannot tell
+ * int64 values beyond 2^53 apart, so such an id also carries its exact digits, after a separator
+ * that keeps it inside its value's equality range. (An int64 that large nested inside an object
+ * `_id` is not told apart from its neighbours; no caller has one.)
+ */
+export function documentKey(id: unknown): string {
+  const key = encodeKeyValue(id);
+  if (id instanceof Long && !(id instanceof Timestamp) && !Number.isSafeInteger(id.toNumber())) return `${key}${WIDE_SEPARATOR}${canonicalKey(id)}`;
+  return key;
+}
+
+/** Sorts after the end of any value encoding but before AFTER_PREFIX. */
+const WIDE_SEPARATOR = '\u00fe';
 
 /** Where a type bracket's keys start and end: the bounds of a range open on one side. */
 export function bracketStart(bracket: number): string {

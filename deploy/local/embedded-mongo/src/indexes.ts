@@ -45,10 +45,17 @@ export class Index {
   private readonly partial: Query | null;
   /** Per field: whether some document had several values there; set for good once seen. */
   readonly multikeyFields: boolean[];
+  /**
+   * The `_id_` index: each entry is the document's key itself (documentKey, which is the encoded
+   * `_id`), the very string the collection keys the document by, so the index costs a reference
+   * per document instead of a second string holding the id twice.
+   */
+  private readonly entryIsId: boolean;
 
   constructor(spec: IndexSpec) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
+    this.entryIsId = spec.name === '_id_';
     this.multikeyFields = this.fields.map(() => false);
     this.partial = spec.partialFilterExpression ? new Query(numericView(spec.partialFilterExpression)) : null;
   }
@@ -75,6 +82,7 @@ export class Index {
 
   /** The encoded keys of a document (several when an indexed path goes through an array); none if not indexed. */
   keysOf(doc: Doc): DocKeys {
+    if (this.entryIsId) return NO_KEYS;
     const perField = this.valuesPerField(doc);
     if (!perField) return NO_KEYS;
     const arrayFields: number[] = [];
@@ -97,12 +105,21 @@ export class Index {
   }
 
   add(id: string, dk: DocKeys): void {
+    if (this.entryIsId) {
+      // A replaced document keeps its entry: the id cannot change, and the entry is the collection's own key string.
+      this.tree.setIfNotPresent(id, undefined);
+      return;
+    }
     for (const i of dk.arrayFields) this.multikeyFields[i] = true;
     // Joined, not `+`: a flat string, so the entry does not keep the pieces it was built from.
     for (const key of dk.keys) this.tree.set([key, id].join(''), undefined);
   }
 
   remove(id: string, dk: DocKeys): void {
+    if (this.entryIsId) {
+      this.tree.delete(id);
+      return;
+    }
     for (const key of dk.keys) this.tree.delete(key + id);
   }
 
@@ -112,6 +129,7 @@ export class Index {
 
   /** The document id at the end of an entry: what follows the encoded values of every field. */
   idOf(entry: string): string {
+    if (this.entryIsId) return entry;
     let p = 0;
     for (let i = 0; i < this.fields.length; i++) p = skipKeyValue(entry, p);
     return entry.slice(p);

@@ -38,6 +38,8 @@ function openJournal(path: string): number {
 const datasyncAsync = promisify(fdatasync);
 const closeAsync = promisify(close);
 const HEADER = 8;
+/** How much of a snapshot may be written before it is synced. */
+const SNAPSHOT_SYNC_BYTES = 32 * 1024 * 1024;
 const MAX_FRAME = 64 * 1024 * 1024;
 /** Matches how the server reads BSON off the wire, so int64 stays int64 after a restart. */
 export const BSON_READ_OPTIONS = { promoteLongs: false } as const;
@@ -229,6 +231,7 @@ export class Journal {
       const tmp = join(this.dir, `snapshot-${gen}.bson.tmp`);
       const out = await open(tmp, 'w');
       let size = 0;
+      let syncedSize = 0;
       try {
         let chunk: Buffer[] = [];
         let chunkBytes = 0;
@@ -241,6 +244,12 @@ export class Journal {
             size += chunkBytes;
             chunk = [];
             chunkBytes = 0;
+            // Synced as it goes: one sync of gigabytes at the end would hold the journal's
+            // synchronized writes (and so every acknowledgement) behind it on the same disk.
+            if (size - syncedSize >= SNAPSHOT_SYNC_BYTES) {
+              await out.datasync();
+              syncedSize = size;
+            }
           }
         }
         if (chunk.length) await out.write(Buffer.concat(chunk));

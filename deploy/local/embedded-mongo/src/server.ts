@@ -11,6 +11,7 @@ import type { Doc } from './documents.js';
 import { MongoCommandError, toCommandError } from './errors.js';
 import { Journal, lockDataDir } from './journal.js';
 import { MessageCollector } from './collectMessages.js';
+import { DocumentSpill } from './spillDocuments.js';
 import { encodeMsgReply, encodeOpReply, MORE_TO_COME, parseMessage, ProtocolError, type Request } from './wire.js';
 
 export interface EmbeddedMongoOptions {
@@ -22,9 +23,17 @@ export interface EmbeddedMongoOptions {
   ttlIntervalMs?: number;
   /** Journal size that triggers a snapshot (default 64 MiB, or the last snapshot's size if larger). */
   compactAfterBytes?: number;
+  /**
+   * With a data directory: bytes of recently written documents kept in memory (default 64 MiB);
+   * older ones are read back from spill files in the data directory (spillDocuments.ts).
+   */
+  cacheBytes?: number;
   /** Where problems are reported (default: stderr). */
   log?: (line: string) => void;
 }
+
+/** Enough for every document a busy minute writes; a million stored passkeys then need about 2 KB each (their index entries). */
+export const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
 
 export interface EmbeddedMongo {
   uri: string;
@@ -35,19 +44,29 @@ export interface EmbeddedMongo {
 
 export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const catalog = new Catalog();
-  const cursors = new CursorRegistry();
   let journal: Journal | null = null;
   let unlock: (() => void) | null = null;
+  let spill: DocumentSpill | null = null;
   if (opts.dataDir) {
     unlock = lockDataDir(opts.dataDir);
+    try {
+      spill = new DocumentSpill(opts.dataDir, { cacheBytes: opts.cacheBytes ?? DEFAULT_CACHE_BYTES });
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+  const catalog = new Catalog(spill);
+  const cursors = new CursorRegistry();
+  if (opts.dataDir) {
     try {
       journal = await Journal.open(opts.dataDir, (r) => catalog.apply(r), () => catalog.capture(), {
         compactAfterBytes: opts.compactAfterBytes,
         onError: (err) => log(`journal error: ${(err as Error).message}`),
       });
     } catch (err) {
-      unlock();
+      spill?.close();
+      unlock?.();
       throw err;
     }
     catalog.journal = journal;
@@ -80,6 +99,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
     // E.g. the port is taken: release the data directory so the caller can retry.
     clearInterval(sweep);
     await journal?.close();
+    spill?.close();
     unlock?.();
     throw err;
   }
@@ -98,6 +118,7 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
           for (const s of sockets) s.destroy();
         });
         await journal?.close();
+        spill?.close();
         unlock?.();
       })();
       return stopped;

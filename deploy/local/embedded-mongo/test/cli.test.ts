@@ -97,6 +97,7 @@ describe.skipIf(!!process.env.MONGODB_URI)('embedded-mongo CLI', () => {
     [['--port', '1.5'], /--port must be 0\.\.65535/],
     [['--ttl-interval', '0'], /--ttl-interval must be/],
     [['--compact-after-bytes', 'lots'], /--compact-after-bytes must be/],
+    [['--cache-mb', 'lots'], /--cache-mb must be/],
   ])('refuses %j with a non-zero exit and a message', async (args, message) => {
     const r = await runCli([...args]);
     expect(r.code).not.toBe(0);
@@ -108,7 +109,7 @@ describe.skipIf(!!process.env.MONGODB_URI)('embedded-mongo CLI', () => {
   it('documents every option in --help', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const opt of ['--port', '--data-dir', '--ttl-interval', '--compact-after-bytes']) expect(r.stdout).toContain(opt);
+    for (const opt of ['--port', '--data-dir', '--ttl-interval', '--compact-after-bytes', '--cache-mb']) expect(r.stdout).toContain(opt);
   });
 
   it('exits non-zero with a message when the port is taken', async () => {

@@ -96,6 +96,19 @@ describe('insert', () => {
     expect(err2.code).toBe(11000);
     expect(await c.countDocuments()).toBe(1);
   });
+
+  // (Filters other than one _id still compare such values approximately: README, embedded store.)
+  it('int64 _id values beyond 2^53 stay apart: as keys, by _id and in _id order', async () => {
+    const c = coll('ins_wide_long_id');
+    // As doubles these three are one number; as int64 they are three ids.
+    const ids = ['9007199254740992', '9007199254740993', '9007199254740994'].map((s) => Long.fromString(s));
+    for (const [i, _id] of ids.entries()) await c.insertOne({ _id, i } as Document);
+    expect((await failure(c.insertOne({ _id: ids[1] } as Document))).code).toBe(11000);
+    expect(await c.findOne({ _id: ids[1] } as Document)).toEqual({ _id: ids[1], i: 1 });
+    expect((await c.find().sort({ _id: -1 }).toArray()).map((d) => d.i)).toEqual([2, 1, 0]);
+    await c.deleteOne({ _id: ids[1] } as Document);
+    expect((await c.find().toArray()).map((d) => d.i).sort()).toEqual([0, 2]);
+  });
 });
 
 describe('find', () => {

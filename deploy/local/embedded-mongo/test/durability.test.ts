@@ -230,11 +230,15 @@ describe.skipIf(!!process.env.MONGODB_URI)('durability of the embedded store', (
     });
   });
 
-  it('compacts into snapshots while writes continue, and restarts with every document and one generation on disk', async () => {
+  // cacheBytes 0: every document lives in a spill file, so the snapshots read them from there while writes continue.
+  it.each([
+    ['documents in memory', {}],
+    ['every document spilled', { cacheBytes: 0 }],
+  ])('compacts into snapshots while writes continue, and restarts with every document and one generation on disk (%s)', async (_, cache) => {
     const writers = 4;
     const perWriter = 400;
     const pad = 'x'.repeat(200);
-    const opts = { compactAfterBytes: 64 * 1024 };
+    const opts = { compactAfterBytes: 64 * 1024, ...cache };
     await session(async (db) => {
       const coll = db.collection<{ _id: string; w: number; i: number; pad: string; v: number }>('bulk');
       // Concurrent writers, so writes land while snapshots are being written.
@@ -276,7 +280,7 @@ describe.skipIf(!!process.env.MONGODB_URI)('durability of the embedded store', (
     expect(after).toHaveLength(2);
     expect(after.filter((f) => /^snapshot-\d+\.bson$/.test(f))).toHaveLength(1);
     // And once more with the default threshold.
-    await session(check);
+    await session(check, cache);
   });
 
   describe('torn journal tail', () => {

@@ -4,6 +4,9 @@
  */
 import { MongoClient, type Collection, type Db, type MongoServerError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 export interface Target {
@@ -17,9 +20,17 @@ export interface Target {
 
 export const realMongoUri = process.env.MONGODB_URI;
 
+/**
+ * EMBEDDED_SPILL_ALL=1 runs the embedded store with a data directory and no document cache, so
+ * every stored document is read back from its spill file (spillDocuments.ts): the same suites
+ * then check that path too.
+ */
+const spillAll = process.env.EMBEDDED_SPILL_ALL === '1';
+
 export async function openTarget(): Promise<Target> {
   let store: EmbeddedMongo | null = null;
-  const uri = realMongoUri ?? (store = await startEmbeddedMongo({ port: 0 })).uri;
+  const dataDir = spillAll && !realMongoUri ? mkdtempSync(join(tmpdir(), 'spill-all-')) : undefined;
+  const uri = realMongoUri ?? (store = await startEmbeddedMongo({ port: 0, dataDir, cacheBytes: 0 })).uri;
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   await client.connect();
   const db = client.db(`t_${randomBytes(4).toString('hex')}`);
@@ -32,6 +43,7 @@ export async function openTarget(): Promise<Target> {
       await db.dropDatabase().catch(() => undefined);
       await client.close();
       await store?.stop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
