@@ -34,6 +34,16 @@ export function readCpuSeconds(pid: number): number | null {
 }
 
 /** Peak (VmHWM) and current (VmRSS) resident memory in MB; null once the process is gone. */
+/** Bytes the process has caused to be written to storage (/proc/PID/io write_bytes), or null if unreadable. */
+export function readWrittenBytes(pid: number): number | null {
+  try {
+    const match = /^write_bytes:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function readMemoryMb(pid: number): { peak: number; current: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

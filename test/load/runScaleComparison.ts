@@ -13,7 +13,7 @@ import type { ScenarioPlan } from './defineScenarios.js';
 import { measureStackRun, type LoopOptions, type Probe } from './measureScenario.js';
 import { SCALE_BASE } from './parseBenchArgs.js';
 import { performLogin } from './performLogin.js';
-import { readCpuSeconds, readMemoryMb } from './readProcessStats.js';
+import { readCpuSeconds, readMemoryMb, readWrittenBytes } from './readProcessStats.js';
 import { clientInformationFor, createUser, appendPasskey, type BenchTarget, type PasskeyUser } from './registerPasskeyUser.js';
 import { createSeeder, readTemplate } from './seedPasskeys.js';
 import type { BenchStack } from './startBenchStack.js';
@@ -100,18 +100,25 @@ export async function runScaleComparison(o: ScaleOptions): Promise<ScaleResult> 
 }
 
 /**
- * Waits until the store process is idle (under 20 % of a core for a second, at most two minutes):
- * the embedded store writes a snapshot of its journal after bulk inserts, and measuring during that
- * would time the snapshot, not the logins. Returns the seconds waited.
+ * Waits until the store process is idle: under 20 % of a core and under 8 MiB written to disk
+ * in each of two consecutive seconds, at most five minutes. The embedded store writes a snapshot
+ * after bulk inserts (at a million passkeys, 3.5 GB in about a minute and a half, with pauses
+ * while it syncs); measuring during that would time the snapshot, not the logins. Returns the
+ * seconds waited.
  */
 async function waitForIdle(pid: number): Promise<number> {
   const started = Date.now();
-  let last = readCpuSeconds(pid);
-  while (last !== null && Date.now() - started < 120_000) {
+  let cpu = readCpuSeconds(pid);
+  let written = readWrittenBytes(pid) ?? 0;
+  let quietSeconds = 0;
+  while (cpu !== null && quietSeconds < 2 && Date.now() - started < 300_000) {
     await new Promise((r) => setTimeout(r, 1000));
-    const now = readCpuSeconds(pid);
-    if (now === null || now - last < 0.2) break;
-    last = now;
+    const nowCpu = readCpuSeconds(pid);
+    const nowWritten = readWrittenBytes(pid) ?? written;
+    if (nowCpu === null) break;
+    quietSeconds = nowCpu - cpu < 0.2 && nowWritten - written < 8 * 2 ** 20 ? quietSeconds + 1 : 0;
+    cpu = nowCpu;
+    written = nowWritten;
   }
   return (Date.now() - started) / 1000;
 }
