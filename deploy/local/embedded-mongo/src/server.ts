@@ -50,7 +50,10 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
   if (opts.dataDir) {
     unlock = lockDataDir(opts.dataDir);
     try {
-      spill = new DocumentSpill(opts.dataDir, { cacheBytes: opts.cacheBytes ?? DEFAULT_CACHE_BYTES });
+      spill = new DocumentSpill(opts.dataDir, {
+        cacheBytes: opts.cacheBytes ?? DEFAULT_CACHE_BYTES,
+        onError: (err) => log(`spill file error (documents stay in memory): ${(err as Error).message}`),
+      });
     } catch (err) {
       unlock();
       throw err;

@@ -35,6 +35,19 @@ export interface SpillOptions {
   batchBytes?: number;
   /** A spill file is compacted once it is this large and more than half garbage. Default 64 MiB. */
   compactAfterBytes?: number;
+  /** Where a failed spill write or read-back is reported (the documents then stay in memory). */
+  onError?: (err: unknown) => void;
+}
+
+/** After a failed write (a full disk, say), documents stay in memory this long before spilling is tried again. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
+
+/** A compaction in progress: the file being emptied and where the walk over the tables is. */
+interface MoveState {
+  from: number;
+  tables: DocumentTable[];
+  iterator: Iterator<[string, Packed]> | null;
+  timer: NodeJS.Immediate | null;
 }
 
 /** The spill files of one store and the order in which documents were last written. */
@@ -49,10 +62,11 @@ export class DocumentSpill {
   private readonly hot = new Map<string, DocumentTable>();
   private readonly tables = new Set<DocumentTable>();
   private nextTag = 0;
-  private move: { from: number; tables: DocumentTable[]; iterator: Iterator<[string, Packed]> | null; timer: NodeJS.Immediate | null } | null = null;
+  private move: MoveState | null = null;
   private readonly batchBytes: number;
   private readonly compactAfterBytes: number;
   private closed = false;
+  private pausedUntil = 0;
 
   constructor(
     dir: string,
@@ -94,7 +108,7 @@ export class DocumentSpill {
     this.hot.delete(key);
     this.hot.set(key, table);
     this.hotBytes += packed.length;
-    if (this.hotBytes > this.opts.cacheBytes + this.batchBytes) this.evict();
+    if (this.hotBytes > this.opts.cacheBytes + this.batchBytes && Date.now() >= this.pausedUntil) this.evict();
   }
 
   /** @internal A document's previous bytes are no longer needed (replaced, removed). */
@@ -141,7 +155,16 @@ export class DocumentSpill {
       victims.push({ table, id, packed });
       bytes += packed.length;
     }
-    const placed = this.append(victims.map((v) => v.packed), bytes);
+    let placed: number[] | null;
+    try {
+      placed = this.append(victims.map((v) => v.packed), bytes);
+    } catch (err) {
+      // Called in the middle of a write command: the document it stores is already in place, so a
+      // failure here must not fail the command (it would leave a change the journal never got).
+      this.opts.onError?.(err);
+      this.pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
+      placed = null;
+    }
     if (placed === null) {
       // The spill file is full (64 GiB): keep them in memory, most recent last as before.
       for (const v of victims) this.hot.set(v.table.tag + v.id, v.table);
@@ -186,6 +209,17 @@ export class DocumentSpill {
     const move = this.move;
     if (!move || this.closed) return;
     move.timer = null;
+    try {
+      this.moveSome(move);
+    } catch (err) {
+      // Every location still points at whole bytes (one moves only after its copy is written), so
+      // giving up leaves documents in both files, all readable; a later compaction tries again.
+      this.opts.onError?.(err);
+      this.move = null;
+    }
+  }
+
+  private moveSome(move: MoveState): void {
     const deadline = performance.now() + 4;
     const batch: { table: DocumentTable; id: string; bytes: Buffer }[] = [];
     let batchBytes = 0;

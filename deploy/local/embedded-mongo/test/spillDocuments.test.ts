@@ -1,5 +1,5 @@
 /** Documents kept in memory while recently written and in spill files after (spillDocuments.ts). */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocumentSpill, memoryTable } from '../src/spillDocuments.js';
@@ -86,6 +86,27 @@ describe('document spill', () => {
     expect(table.get('d0')).toBeUndefined();
     for (let i = 1; i < 100; i++) expect(table.get(`d${i}`)!.toString('latin1')).toBe(value(i < 80 ? 3 : 0, i));
     expect(other.get('keep')!.toString('latin1')).toBe('kept'.padEnd(100, '.'));
+  });
+
+  it('keeps documents in memory, reports, and fails no write when the spill file cannot be written', () => {
+    const errors: unknown[] = [];
+    spill = new DocumentSpill(dir, { cacheBytes: 0, onError: (err) => errors.push(err) });
+    const table = spill.table();
+    table.set('before', bytesOf('spilled'));
+    expect(where(table.docs, 'before')).toBe('file');
+    // Swap the file for a read-only handle to it, as a full or failing disk would refuse writes.
+    const internals = spill as unknown as { fds: number[] };
+    closeSync(internals.fds[0]);
+    internals.fds[0] = openSync(join(dir, 'spill-0.bin'), 'r');
+    expect(() => table.set('after', bytesOf('kept in memory'))).not.toThrow();
+    expect(errors).toHaveLength(1);
+    expect(where(table.docs, 'after')).toBe('memory');
+    expect(table.get('after')!.toString()).toBe('kept in memory');
+    expect(table.get('before')!.toString()).toBe('spilled');
+    // Spilling is not retried on every write while it keeps failing.
+    table.set('later', bytesOf('also in memory'));
+    expect(errors).toHaveLength(1);
+    expect(where(table.docs, 'later')).toBe('memory');
   });
 
   it('lets go of a discarded table, and removes its files when closed', () => {
