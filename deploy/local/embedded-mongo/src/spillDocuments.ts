@@ -162,12 +162,13 @@ export class DocumentSpill {
       // Called in the middle of a write command: the document it stores is already in place, so a
       // failure here must not fail the command (it would leave a change the journal never got).
       this.opts.onError?.(err);
-      this.pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
       placed = null;
     }
     if (placed === null) {
-      // The spill file is full (64 GiB): keep them in memory, most recent last as before.
+      // A failed write, or a full file (64 GiB): they go back into the cache, which is over its
+      // size until a retry succeeds (not tried on every write meanwhile).
       for (const v of victims) this.hot.set(v.table.tag + v.id, v.table);
+      this.pausedUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
       return;
     }
     victims.forEach((v, i) => v.table.docs.set(v.id, placed[i]));
