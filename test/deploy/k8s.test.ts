@@ -87,9 +87,12 @@ function runtimeEnvReads(): EnvRead[] {
   return [...names].map((name) => ({ name, kind: 'raw', required: false }));
 }
 
+/** Read by node itself: the heap limit that fits the container (checked against its memory limit below). */
+const NODE_RUNTIME_READS: EnvRead[] = [{ name: 'NODE_OPTIONS', kind: 'raw', required: false }];
+
 /** Every variable a process reads, by name. */
 function envReadsOf(p: Process): Map<string, EnvRead> {
-  const reads = [...envReadsOfMain(p), ...runtimeEnvReads()];
+  const reads = [...envReadsOfMain(p), ...runtimeEnvReads(), ...NODE_RUNTIME_READS];
   if (p === 'challenge') {
     expect(read(mainOf(p))).toContain('createDeliveryFromEnv(process.env)');
     for (const v of DELIVERY_ENV_VARS) reads.push({ name: v.name, kind: 'raw', required: false });
@@ -414,6 +417,18 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       }
     }
     for (const sa of r.of('ServiceAccount')) expect(sa.automountServiceAccountToken, `ServiceAccount ${sa.metadata.name}`).toBe(false);
+  });
+
+  it('sizes every process’s heap within its memory limit', () => {
+    for (const { process: p, container: c } of passkeyauthContainers(r)) {
+      const options = resolveEnv(r, c).get('NODE_OPTIONS')?.value ?? '';
+      const heapMb = Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
+      const limit = String(c.resources.limits.memory);
+      const limitMb = Number(/^(\d+)Mi$/.exec(limit)?.[1] ?? (/^(\d+)Gi$/.test(limit) ? Number(limit.slice(0, -2)) * 1024 : NaN));
+      expect(heapMb, `${p} NODE_OPTIONS sets --max-old-space-size`).toBeGreaterThan(0);
+      // The rest of the limit is for the young generation, code, buffers and the runtime itself.
+      expect(heapMb, `${p} heap ${heapMb} MB within two thirds of its ${limit} limit`).toBeLessThanOrEqual((limitMb * 2) / 3);
+    }
   });
 
   it('probes every process on /healthz (startup, liveness) and /readyz (readiness) at its first port', () => {
