@@ -33,7 +33,6 @@ export function readCpuSeconds(pid: number): number | null {
   }
 }
 
-/** Peak (VmHWM) and current (VmRSS) resident memory in MB; null once the process is gone. */
 /** Bytes the process has caused to be written to storage (/proc/PID/io write_bytes), or null if unreadable. */
 export function readWrittenBytes(pid: number): number | null {
   try {
@@ -44,6 +43,7 @@ export function readWrittenBytes(pid: number): number | null {
   }
 }
 
+/** Peak (VmHWM) and current (VmRSS) resident memory in MB; null once the process is gone. */
 export function readMemoryMb(pid: number): { peak: number; current: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
