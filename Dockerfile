@@ -8,10 +8,11 @@
 #   kubectl exec deploy/connect -- /nodejs/bin/node dist/services/connect/src/cli/project.js list
 #
 # Stages: build (all dependencies, tsc → dist/), deps (production dependencies only), runtime
-# (distroless Node.js 20: no shell or package manager; runs as uid/gid 10001, as deploy/k8s sets).
+# (distroless Node.js 24, the version package.json pins for npm start and the tests: no shell or
+# package manager; runs as uid/gid 10001, as deploy/k8s sets).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
-ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
+ARG NODE_IMAGE=node:24-bookworm-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

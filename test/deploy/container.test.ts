@@ -69,7 +69,12 @@ describe('Dockerfile and .dockerignore', () => {
   it('has a build, a deps and a runtime stage; the runtime is distroless, non-root and starts the compiled entry point', () => {
     const stages = instructions.filter((l) => /^FROM\s/i.test(l)).map((l) => /\sAS\s+(\S+)/i.exec(l)?.[1]);
     expect(stages).toEqual(['build', 'deps', 'runtime']);
-    expect(dockerfile).toMatch(/ARG RUNTIME_IMAGE=gcr\.io\/distroless\/nodejs20-debian12:nonroot/);
+    // The Node.js that npm start and the tests run on (the exact `node` dev dependency) is the
+    // image's, in the build stage and at run time.
+    const major = /^(\d+)\./.exec(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies.node)?.[1];
+    expect(Number(major)).toBeGreaterThanOrEqual(22);
+    expect(dockerfile).toMatch(new RegExp(`ARG NODE_IMAGE=node:${major}-bookworm-slim`));
+    expect(dockerfile).toMatch(new RegExp(`ARG RUNTIME_IMAGE=gcr\\.io/distroless/nodejs${major}-debian12:nonroot`));
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     expect(dockerfile).toMatch(/RUN npm run build/);
     const runtime = instructions.slice(instructions.findIndex((l) => /^FROM .* AS runtime$/i.test(l)));
