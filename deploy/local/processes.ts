@@ -61,14 +61,18 @@ async function httpReady(url: string): Promise<boolean> {
 const node = (bundle: BundleName, args: string[] = []) => ({ command: process.execPath, args: bundleArgs(bundle, args) });
 
 /**
- * The services' old-generation heap limit. Their live heap is about 50 MB under load (every cache
- * is bounded), but with V8's default limit (about 4 GiB on a machine with 16 GB or more) they let
- * garbage pile up to 250 MB of resident memory before collecting it. A limit sized to the service,
- * as a container's would be, keeps each under 150 MB for the same work and CPU (measured by
- * `npm run bench`).
+ * The services' heap. Old generation: their live heap is about 50 MB under load (every cache is
+ * bounded), but with V8's default limit (about 4 GiB on a machine with 16 GB or more) they let
+ * garbage pile up to 250 MB of resident memory before collecting it; a limit sized to the
+ * service, as a container's would be, keeps them far below that. Young generation: almost
+ * everything a request allocates dies with the request, and the scavenger's cost grows with how
+ * often it runs. 32 MB semi-spaces (Node 24's default grows them to 64 MB, Node 20's to 16 MB)
+ * took login from 200–220/s at 16 MB to 245–290/s on the 2-core machine, for about 30 MB more
+ * resident memory per process; 64 MB gained a little more but brought the ceremony service to
+ * 240 MB (`npm run bench`, docs/benchmarks.md).
  */
-const SERVICE_HEAP_MB = 192;
-const service = (bundle: BundleName) => ({ command: process.execPath, args: [`--max-old-space-size=${SERVICE_HEAP_MB}`, ...bundleArgs(bundle)] });
+const SERVICE_HEAP_FLAGS = ['--max-old-space-size=192', '--max-semi-space-size=32'];
+const service = (bundle: BundleName) => ({ command: process.execPath, args: [...SERVICE_HEAP_FLAGS, ...bundleArgs(bundle)] });
 
 function storeHeapLimitMb(): number {
   return Math.max(4096, Math.floor(totalmem() / 2 ** 20 / 2));
@@ -87,7 +91,11 @@ export function embeddedMongoProcess(opts: { port: number; dataDir: string }): P
     // with its user, handle, insights and events; the documents themselves spill to disk once not
     // written lately) and is given half the machine's memory, never less than 4 GiB, so that even
     // many millions of passkeys do not run into V8's default limit.
-    args: [`--max-old-space-size=${storeHeapLimitMb()}`, ...spec.args],
+    // 16 MB semi-spaces, Node 20's default: Node 24's grow to 64 MB, which held the store at up to
+    // 370 MB of resident memory over one `npm run bench` for no measurable CPU saved.
+    // (--optimize-for-size kept it under 185 MB, but at 1,000,000 stored passkeys its collections
+    // tripled the login p99.)
+    args: [`--max-old-space-size=${storeHeapLimitMb()}`, '--max-semi-space-size=16', ...spec.args],
     ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
   };
 }
