@@ -67,7 +67,7 @@ const node = (bundle: BundleName, args: string[] = []) => ({ command: process.ex
  * service, as a container's would be, keeps them far below that. Young generation: almost
  * everything a request allocates dies with the request, and the scavenger's cost grows with how
  * often it runs. 32 MB semi-spaces (Node 24's default grows them to 64 MB, Node 20's to 16 MB)
- * took login from 200–220/s at 16 MB to 245–290/s on the 2-core machine, for about 30 MB more
+ * took login from 203–224/s at 16 MB to 243–293/s on the 2-core machine, for about 30 MB more
  * resident memory per process; 64 MB gained a little more but brought the ceremony service to
  * 240 MB (`npm run bench`, docs/benchmarks.md).
  */
@@ -94,7 +94,7 @@ export function embeddedMongoProcess(opts: { port: number; dataDir: string }): P
     // 16 MB semi-spaces, Node 20's default: Node 24's grow to 64 MB, which held the store at up to
     // 370 MB of resident memory over one `npm run bench` for no measurable CPU saved.
     // (--optimize-for-size kept it under 185 MB, but at 1,000,000 stored passkeys its collections
-    // tripled the login p99.)
+    // raised the login p99 to 1.7 s.)
     args: [`--max-old-space-size=${storeHeapLimitMb()}`, '--max-semi-space-size=16', ...spec.args],
     ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
   };
