@@ -4,7 +4,7 @@
  * buf cannot fetch buf.build/bufbuild/protovalidate here (no network), so the validate.proto
  * descriptor embedded in @bufbuild/protovalidate is written to a descriptor set, protoc (Debian's
  * protobuf-compiler) compiles our files against it into an image, and buf lints and generates
- * from that image. See ARCHITECTURE.md, "Offline protovalidate recipe".
+ * from that image. See docs/development.md, "Offline protovalidate recipe".
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

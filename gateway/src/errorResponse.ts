@@ -1,6 +1,6 @@
 /**
  * Error and generic bodies in the reference API's shapes (errorRsp, genericRsp), and the mapping
- * from Connect codes to HTTP statuses (ARCHITECTURE.md, "Errors").
+ * from Connect codes to HTTP statuses (docs/api/errors.md, "Connect codes and HTTP statuses").
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorInfoSchema } from '../../gen/passkeyauth/common/v1/errors_pb.js';

@@ -2,7 +2,7 @@
  * Prometheus metrics of one process (prom-client), served at /metrics. Every process has the
  * default Node.js metrics, rpc_server_duration_seconds (services) and store_operation_duration_seconds
  * (processes with a store); the service-specific counters are made by the functions below and
- * handed to the domain through its deps. The README's "Metrics" section lists them all.
+ * handed to the domain through its deps. docs/operations.md, "Metrics", lists them all.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

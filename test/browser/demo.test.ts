@@ -333,7 +333,7 @@ describe.skipIf(skip)('demo app in Chromium', () => {
     it('6. adds a second passkey on a second device (its own browser profile)', async () => {
       expect(alice.firstCredential, 'needs the sign-up of 1').toBeDefined();
       // The service refuses a second passkey from the client environment (browser profile) that
-      // created the first (README, F3: passkey_already_exists); check that the page says so.
+      // created the first (docs/api/signup-login-and-sessions.md, F3: passkey_already_exists); check that the page says so.
       const before = await passkeyIds(main);
       expect(before).toEqual([alice.firstPasskeyId]);
       await main.page.click('button#add-passkey');

@@ -259,7 +259,7 @@ function resolveEnv(r: Rendered, c: Obj): Map<string, { value: string | null; op
       env.set(e.name, { value: data?.[ref.key] ?? null, optional: ref.optional === true, source: `configMap ${ref.name}/${ref.key}` });
     } else if (e.valueFrom?.secretKeyRef) {
       const ref = e.valueFrom.secretKeyRef;
-      // One Secret, keyed by variable name (the README's `kubectl create secret` command relies on it).
+      // One Secret, keyed by variable name (the `kubectl create secret` command of docs/operations.md, "Secrets", relies on it).
       expect(ref.key, `${c.name} ${e.name}: Secret key`).toBe(e.name);
       const data = r.secrets.get(ref.name);
       env.set(e.name, { value: data ? (data[ref.key] ?? null) : null, optional: ref.optional === true, source: `secret ${ref.name}/${ref.key}` });

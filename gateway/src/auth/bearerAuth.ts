@@ -1,5 +1,5 @@
 /**
- * Frontend API authentication (ARCHITECTURE.md, "Auth model"): ES256 JWTs signed with the
+ * Frontend API authentication (docs/architecture.md, "Auth model"): ES256 JWTs signed with the
  * project's key and verified against its JWKS — client key, process token, session token — plus
  * the web SDK's compatibility headers X-Corbado-ProjectID (in place of a client key) and
  * x-corbado-process-id (the process token). The project may also come from the host name

@@ -1,6 +1,6 @@
 /**
  * SMS delivery: deliverChallenge with the webhook and Twilio adapters against local HTTP
- * receivers. The webhook receiver checks the signature the way the README tells operators to;
+ * receivers. The webhook receiver checks the signature the way docs/api/challenges.md ("Delivery") tells operators to;
  * the Twilio double checks path, Basic auth and the form body of the Messages API.
  */
 import { createHmac } from 'node:crypto';

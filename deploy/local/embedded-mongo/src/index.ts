@@ -1,2 +1,2 @@
-/** Embedded MongoDB-compatible store: see ../README.md. */
+/** Embedded MongoDB-compatible store: see docs/embedded-store.md. */
 export { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from './server.js';

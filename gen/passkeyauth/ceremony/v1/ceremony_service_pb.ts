@@ -77,7 +77,7 @@ export type DetectionTag = Message<"passkeyauth.ceremony.v1.DetectionTag"> & {
   category: string;
 
   /**
-   * The observation, e.g. "platform-authenticator" (see README, insights).
+   * The observation, e.g. "platform-authenticator" (see docs/api/passkeys-and-insights.md, "detectionInsights").
    *
    * @generated from field: string name = 2;
    */
@@ -231,7 +231,7 @@ export const DetectionInsightsSchema: GenMessage<DetectionInsights> = /*@__PURE_
  */
 export type AppendDecisionInsights = Message<"passkeyauth.ceremony.v1.AppendDecisionInsights"> & {
   /**
-   * The deciding rule, e.g. "env-no-platform-pk-support" (see README).
+   * The deciding rule, e.g. "env-no-platform-pk-support" (see docs/api/passkeys-and-insights.md, "Append decision (B2)").
    *
    * @generated from field: string tag = 1;
    */
@@ -287,7 +287,7 @@ export const AppendDecisionInsightsSchema: GenMessage<AppendDecisionInsights> = 
  */
 export type LoginDecisionInsights = Message<"passkeyauth.ceremony.v1.LoginDecisionInsights"> & {
   /**
-   * The deciding rule, e.g. "user-platform-pk-high-confidence" (see README).
+   * The deciding rule, e.g. "user-platform-pk-high-confidence" (see docs/api/passkeys-and-insights.md, "Login decision (B4)").
    *
    * @generated from field: string tag = 1;
    */

@@ -116,7 +116,7 @@ export type CreateChallengeRequest = Message<"passkeyauth.challenge.v1.CreateCha
   challengeMetadata?: JsonObject | undefined;
 
   /**
-   * Lifetime in seconds; defaults and bounds depend on the type (see README).
+   * Lifetime in seconds; defaults and bounds depend on the type (see docs/api/challenges.md).
    *
    * @generated from field: optional int64 lifetime_seconds = 6;
    */

@@ -67,7 +67,7 @@ export type BlockBody = Message<"passkeyauth.connect.v1.BlockBody"> & {
   authType: string;
 
   /**
-   * The block's data; its fields depend on data.blockType (see the README).
+   * The block's data; its fields depend on data.blockType (see docs/api/signup-login-and-sessions.md).
    *
    * @generated from field: google.protobuf.Struct data = 3;
    */

@@ -227,7 +227,7 @@ export const SignPasskeyDataRequestSchema: GenMessage<SignPasskeyDataRequest> = 
  */
 export type SignPasskeyDataResponse = Message<"passkeyauth.connect.v1.SignPasskeyDataResponse"> & {
   /**
-   * The ES256 JWT (see README for its claims).
+   * The ES256 JWT (see docs/api/passkeys-and-insights.md, "signedPasskeyData", for its claims).
    *
    * @generated from field: string signed_passkey_data = 1;
    */

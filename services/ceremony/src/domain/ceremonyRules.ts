@@ -1,5 +1,5 @@
 /**
- * The fixed rules of WebAuthn ceremonies in this service (documented in the README, API section).
+ * The fixed rules of WebAuthn ceremonies in this service (documented in docs/api/passkeys-and-insights.md, "Ceremony rules").
  */
 import { randomBytes } from 'node:crypto';
 import type { CeremonyType } from './deps.js';

@@ -16,7 +16,7 @@ export interface DeliveryEnvVar {
   description: string;
 }
 
-/** Every variable read here, for the README and for `--help`-style listings. */
+/** Every variable read here, for docs/operations.md ("Configuration") and for `--help`-style listings. */
 export const DELIVERY_ENV_VARS: readonly DeliveryEnvVar[] = [
   {
     name: 'SMTP_URL',

@@ -7,7 +7,7 @@ import { invalidArgument } from '../../../runtime/errors.js';
 
 export type ChallengeType = 'email_otp' | 'email_link' | 'sms_otp';
 
-/** Lifetime defaults and bounds in seconds, per type (documented in the README). */
+/** Lifetime defaults and bounds in seconds, per type (documented in docs/api/challenges.md, "Lifetimes and challengeMetadata"). */
 export const LIFETIMES: Record<ChallengeType, { default: number; min: number; max: number }> = {
   email_otp: { default: 300, min: 60, max: 3600 },
   sms_otp: { default: 300, min: 60, max: 3600 },

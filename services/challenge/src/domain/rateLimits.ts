@@ -28,7 +28,7 @@ export interface RateLimitConfig {
   verificationPerAddress: RateLimit;
 }
 
-/** The defaults (documented in the README; main.ts reads overrides from the environment). */
+/** The defaults (documented in docs/api/challenges.md, "Rate limits"; main.ts reads overrides from the environment). */
 export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
   creationPerUser: { points: 5, durationSeconds: 600 },
   creationPerIdentifier: { points: 5, durationSeconds: 600 },

@@ -8,7 +8,7 @@ import type { DetectionTag, HistoryData } from './types.js';
 export interface DetectionFacts {
   capabilities: ClientCapabilities;
   restrictedBrowser: boolean;
-  /** The user was seen in this client environment before this request (see the README). */
+  /** The user was seen in this client environment before this request (see docs/api/passkeys-and-insights.md, "detectionInsights"). */
   knownEnv: boolean;
   userPasskeyCount: number;
   /** One of the user's passkeys was created in this client environment. */

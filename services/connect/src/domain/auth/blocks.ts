@@ -1,7 +1,7 @@
 /**
  * The blocks of the Block response (blockBody). Each builder returns the block exactly as the
  * interface names its fields; data is a free-form object on the wire, so these builders are the
- * one place its shape per blockType is written down (see the README's list).
+ * one place its shape per blockType is written down (see the list in docs/api/signup-login-and-sessions.md, "Sign-up and login (frontend API)").
  */
 import type { AuthType, BlockType, VerificationMethod } from '../../store/authProcesses.js';
 
