@@ -1,9 +1,11 @@
 /**
- * What the gateway knows about projects (frontend URL, origins, public keys), fetched from the
- * connect service and cached briefly; refreshed on demand when a token names an unknown key.
+ * What the gateway knows about projects (frontend URL, origins, public keys): the connect
+ * service's facts from the shared cache (services/runtime/projectFactsCache.ts), refreshed on
+ * demand when a token names an unknown key.
  */
-import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import type { Client } from '@connectrpc/connect';
 import type { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { createProjectFactsCache, type ProjectFacts, type ProjectFactsCache } from '../../../services/runtime/projectFactsCache.js';
 
 export interface ProjectInfo {
   projectId: string;
@@ -23,41 +25,23 @@ const REFRESH_COOLDOWN_MS = 10_000;
 export const MAX_CACHED_PROJECTS = 10_000;
 
 export class ProjectDirectory {
-  private readonly cache = new Map<string, { info: ProjectInfo | null; fetched: number }>();
+  private readonly cache: ProjectFactsCache<ProjectInfo>;
 
-  constructor(private readonly projects: Client<typeof ProjectService>) {}
+  constructor(projects: Client<typeof ProjectService>) {
+    this.cache = createProjectFactsCache(projects, { select: infoOf, ttlMs: TTL_MS, maxEntries: MAX_CACHED_PROJECTS, refreshCooldownMs: REFRESH_COOLDOWN_MS });
+  }
 
   /** The project, or null if it does not exist. */
-  async get(projectId: string, requestId: string): Promise<ProjectInfo | null> {
-    const hit = this.cache.get(projectId);
-    if (hit && Date.now() - hit.fetched < TTL_MS) return hit.info;
-    return this.fetch(projectId, requestId);
+  get(projectId: string, requestId: string): Promise<ProjectInfo | null> {
+    return this.cache.get(projectId, requestId);
   }
 
   /** Fetches again (after a key rotation) unless that was done moments ago. */
-  async refresh(projectId: string, requestId: string): Promise<ProjectInfo | null> {
-    const hit = this.cache.get(projectId);
-    if (hit && Date.now() - hit.fetched < REFRESH_COOLDOWN_MS) return hit.info;
-    return this.fetch(projectId, requestId);
+  refresh(projectId: string, requestId: string): Promise<ProjectInfo | null> {
+    return this.cache.refresh(projectId, requestId);
   }
+}
 
-  private async fetch(projectId: string, requestId: string): Promise<ProjectInfo | null> {
-    try {
-      const r = await this.projects.getProjectPublicInfo({ projectId }, { headers: { 'x-request-id': requestId }, timeoutMs: 5000 });
-      const info: ProjectInfo = { projectId: r.projectId, frontendApiUrl: r.frontendApiUrl, origins: r.origins, keys: r.keys.map((k) => ({ ...k })) };
-      this.remember(projectId, info);
-      return info;
-    } catch (err) {
-      if (ConnectError.from(err).code === Code.NotFound) {
-        this.remember(projectId, null);
-        return null;
-      }
-      throw err;
-    }
-  }
-
-  private remember(projectId: string, info: ProjectInfo | null): void {
-    if (this.cache.size >= MAX_CACHED_PROJECTS && !this.cache.has(projectId)) this.cache.clear();
-    this.cache.set(projectId, { info, fetched: Date.now() });
-  }
+function infoOf(facts: ProjectFacts): ProjectInfo {
+  return { projectId: facts.projectId, frontendApiUrl: facts.frontendApiUrl, origins: facts.origins, keys: facts.keys.map((k) => ({ ...k })) };
 }

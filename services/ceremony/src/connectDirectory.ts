@@ -7,6 +7,7 @@ import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_serv
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
 import { DomainError, notFound } from '../../runtime/errors.js';
+import { createProjectFactsCache, type ProjectFacts } from '../../runtime/projectFactsCache.js';
 import { createTtlCache } from '../../runtime/ttlCache.js';
 import { DEFAULT_EVENT_RETENTION_DAYS, type PasskeyDataSigner, type ProjectDirectory, type ProjectInfo, type UserDirectory, type UserInfo } from './domain/deps.js';
 import type { UserVerificationPolicy } from './store/sessions.js';
@@ -24,7 +25,10 @@ function unavailable(what: string, err: unknown): DomainError {
 const POLICIES: readonly string[] = ['required', 'preferred', 'discouraged'];
 
 export interface ProjectCacheOptions {
-  /** How long a project's RP facts are reused (default 30 s): origin or RP changes apply within it. */
+  /**
+   * How long a project's RP facts (or its absence) are reused (default 30 s): origin or RP
+   * changes apply within it.
+   */
   ttlMs?: number;
   /** At most this many projects are cached; the oldest entry goes first. */
   maxEntries?: number;
@@ -32,33 +36,33 @@ export interface ProjectCacheOptions {
 }
 
 export function rpcProjectDirectory(projects: Client<typeof ProjectService>, opts: ProjectCacheOptions = {}): ProjectDirectory {
-  const cache = createTtlCache<ProjectInfo>({ ttlMs: opts.ttlMs ?? 30_000, maxEntries: opts.maxEntries ?? 1000, now: opts.now });
+  const cache = createProjectFactsCache(projects, { select: projectInfoOf, ttlMs: opts.ttlMs ?? 30_000, maxEntries: opts.maxEntries ?? 1000, now: opts.now });
   return {
     async get(projectId) {
-      const hit = cache.get(projectId);
-      if (hit) return hit;
-      let res;
+      let info;
       try {
-        res = await projects.getProjectPublicInfo({ projectId }, callOptions(projectId));
+        info = await cache.get(projectId);
       } catch (err) {
-        if (ConnectError.from(err).code === Code.NotFound) throw notFound('project_not_found', `project ${projectId} does not exist`);
         throw unavailable('project directory', err);
       }
-      const info: ProjectInfo = {
-        projectId: res.projectId,
-        rpId: res.rpId,
-        rpName: res.rpName,
-        origins: [...res.origins],
-        // Required is the default policy; an unknown value is treated as the strictest.
-        userVerification: (POLICIES.includes(res.userVerification) ? res.userVerification : 'required') as UserVerificationPolicy,
-        frontendApiUrl: res.frontendApiUrl,
-        eventRetentionDays: res.eventRetentionDays > 0 ? res.eventRetentionDays : DEFAULT_EVENT_RETENTION_DAYS,
-        // Block is the default; only an explicit "record" relaxes it.
-        cloneDetection: res.cloneDetection === 'record' ? 'record' : 'block',
-      };
-      cache.set(projectId, info);
+      if (!info) throw notFound('project_not_found', `project ${projectId} does not exist`);
       return info;
     },
+  };
+}
+
+function projectInfoOf(res: ProjectFacts): ProjectInfo {
+  return {
+    projectId: res.projectId,
+    rpId: res.rpId,
+    rpName: res.rpName,
+    origins: [...res.origins],
+    // Required is the default policy; an unknown value is treated as the strictest.
+    userVerification: (POLICIES.includes(res.userVerification) ? res.userVerification : 'required') as UserVerificationPolicy,
+    frontendApiUrl: res.frontendApiUrl,
+    eventRetentionDays: res.eventRetentionDays > 0 ? res.eventRetentionDays : DEFAULT_EVENT_RETENTION_DAYS,
+    // Block is the default; only an explicit "record" relaxes it.
+    cloneDetection: res.cloneDetection === 'record' ? 'record' : 'block',
   };
 }
 
