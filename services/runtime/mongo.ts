@@ -59,3 +59,11 @@ export function databaseNameOf(uri: string, fallback = 'passkeyauth'): string {
   const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);
   return match ? decodeURIComponent(match[1]) : fallback;
 }
+
+/**
+ * The URI with its database path replaced and its query options kept, e.g. a test's own database
+ * or a child process's. A pattern rather than URL, which rejects a seed list ("a:1,b:2").
+ */
+export function withDatabase(uri: string, dbName: string): string {
+  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/, `$1/${encodeURIComponent(dbName)}$2`);
+}

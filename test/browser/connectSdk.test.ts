@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { basic, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openSdkPage, pageLog, type Exchange, type SdkPage } from './chromium.js';
 import type { PageResult } from './page/connectPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';

@@ -46,7 +46,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 import type { AppHelpers, AppResult } from './page/corbadoAppPage.js';

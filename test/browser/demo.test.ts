@@ -27,7 +27,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { basic, freePort, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+import { basic, freePort, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { ARTIFACTS_DIR, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, pageLog, type BrowserPage, type Credential } from './chromium.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 

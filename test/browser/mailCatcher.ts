@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mailCatcherProcess } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
-import { freePort } from '../e2e/stack.js';
+import { freePort } from '../kit/startStack.js';
 
 /** A message as maildev's GET /email lists it (the fields used here). */
 export interface CaughtMail {

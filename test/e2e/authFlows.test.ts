@@ -5,9 +5,9 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
-import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

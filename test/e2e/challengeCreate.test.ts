@@ -1,6 +1,6 @@
 /** B1 end to end: POST /v2/users/{userID}/challenges through the gateway into the challenge service. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 let stack: Stack;
 let project: ProjectJson;

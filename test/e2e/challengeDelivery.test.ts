@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { htmlOf, TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, type SmsWebhookPayload, type WebhookCheck } from '../../services/challenge/src/delivery/index.js';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const APP_NAME = 'Acme Delivery Shop';
 const EMAIL_FROM = 'Acme E2E <no-reply@localhost>';

@@ -8,11 +8,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
 import { signToken } from '../../services/connect/src/domain/signToken.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
-import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

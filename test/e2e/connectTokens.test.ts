@@ -3,7 +3,7 @@
  * the real connect service, in the reference API's shapes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 let stack: Stack;
 let project: ProjectJson;

@@ -5,9 +5,9 @@
  * and the backend-API ceremonies it runs (B2–B7) with the software authenticator as the browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftAuthenticator } from '../../services/ceremony/test/softAuthenticator.js';
+import { SoftAuthenticator } from '../kit/softAuthenticator.js';
 import { startDemo, type DemoServer } from '../../deploy/local/demo/server.js';
-import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
 const capable = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { userVerifyingPlatformAuthenticator: true, conditionalMediation: true } };

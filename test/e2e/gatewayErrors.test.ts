@@ -1,6 +1,6 @@
 /** Every error class of the gateway, end to end: each is a structured errorRsp, never a stack trace. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 let stack: Stack;
 let project: ProjectJson;

@@ -4,7 +4,7 @@
  * logged, while the same request through the gateway works.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 let stack: Stack;
 let project: ProjectJson;

@@ -8,7 +8,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema, OpenApiDocument, OpenApiResponse } from '../../gateway/src/openapi/jsonSchema.js';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 type Listener = 'frontend' | 'backend';
 

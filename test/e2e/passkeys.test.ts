@@ -5,8 +5,8 @@
  */
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
 const ORIGIN_B = 'http://localhost:4000';

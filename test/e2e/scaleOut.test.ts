@@ -14,8 +14,8 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embed
 import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import type { ProcessSpec } from '../../deploy/local/supervisor.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
-import { backendClientInformation, basic, freePort, type ProjectJson } from './stack.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
+import { backendClientInformation, basic, freePort, type ProjectJson } from '../kit/startStack.js';
 
 const run = promisify(execFile);
 const ORIGIN = 'http://localhost:3000';

@@ -15,7 +15,7 @@ import { mongoSessionStore, type SessionRecord } from '../../services/connect/sr
 import { mongoUserStore } from '../../services/connect/src/store/users.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
-import { basic, startStack, type ProjectJson, type Stack } from './stack.js';
+import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
 const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const CLIENTS = 6;
 const LOAD_AFTER_KILL_MS = 2500;

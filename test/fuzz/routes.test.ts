@@ -8,7 +8,7 @@
  * Bounded: about 1,500 requests, 8 at a time, against a stack of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../e2e/stack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 type Listener = 'frontend' | 'backend';
 interface Operation {

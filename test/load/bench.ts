@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
-import { basic } from '../e2e/stack.js';
+import { basic } from '../kit/startStack.js';
 import type { ScaleResult, ScenarioResult } from './benchResults.js';
 import { checkTargets, TARGETS } from './checkTargets.js';
 import { createJsonClient } from './createJsonClient.js';

@@ -5,7 +5,7 @@
  * the user typed. Nothing is read from the store.
  */
 import { createHash } from 'node:crypto';
-import { backendClientInformation } from '../e2e/stack.js';
+import { backendClientInformation } from '../kit/startStack.js';
 import { expectOk } from './createJsonClient.js';
 import type { BenchTarget } from './registerPasskeyUser.js';
 

@@ -3,8 +3,8 @@
  * (POST /v2/users), start the append (B2), let the software authenticator create the passkey, and
  * finish the append (B3). Also how the login and mediation scenarios get their users.
  */
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
-import { backendClientInformation } from '../e2e/stack.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
+import { backendClientInformation } from '../kit/startStack.js';
 import { expectOk, type JsonClient } from './createJsonClient.js';
 
 /** What the driver talks to: the gateway's backend API (or the baseline) for one project. */

@@ -6,7 +6,7 @@
  */
 import { MongoClient } from 'mongodb';
 import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
-import { basic } from '../e2e/stack.js';
+import { basic } from '../kit/startStack.js';
 import type { ScaleResult } from './benchResults.js';
 import { createJsonClient } from './createJsonClient.js';
 import type { ScenarioPlan } from './defineScenarios.js';

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Binary, ObjectId, type Db, type Document } from 'mongodb';
-import { SoftAuthenticator, type SoftCredential } from '../../services/ceremony/test/softAuthenticator.js';
+import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { clientInformationFor, type PasskeyUser } from './registerPasskeyUser.js';
 
 /** Collections a registration writes, and how to find the template user's documents in each. */

@@ -18,7 +18,8 @@ import { Supervisor } from '../../deploy/local/supervisor.js';
 import { createProject } from '../../services/connect/src/domain/createProject.js';
 import { openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
-import { freePort } from '../e2e/stack.js';
+import { freePort } from '../kit/startStack.js';
+import { withDatabase } from '../../services/runtime/mongo.js';
 
 export const BENCH_ORIGIN = 'http://localhost:3000';
 
@@ -129,8 +130,3 @@ async function dropDatabase(uri: string): Promise<void> {
   }
 }
 
-function withDatabase(uri: string, db: string): string {
-  const u = new URL(uri);
-  u.pathname = `/${db}`;
-  return u.toString();
-}

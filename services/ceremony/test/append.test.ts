@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERIC_ICON_DARK, GENERIC_ICON_LIGHT } from '../src/domain/aaguidDetails.js';
 import { SUPPORTED_ALGORITHMS } from '../src/domain/ceremonyRules.js';
 import { appendPasskey, finishAppendRequest, registered, startAppend } from './flows.js';
-import { SoftAuthenticator, type SoftAlgorithm } from './softAuthenticator.js';
+import { SoftAuthenticator, type SoftAlgorithm } from '../../../test/kit/softAuthenticator.js';
 import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -2,7 +2,7 @@
  * Real authenticator responses, captured by others from real devices and published in the
  * `fido2-helpers` fixture package, through B3 (FinishAppend) and B5 (FinishLogin) of the
  * CeremonyService, on MongoDB, exactly as the soft-authenticator tests run them. The soft
- * authenticator (softAuthenticator.ts) only makes "none" and "packed" self-attestations with our own
+ * authenticator (test/kit/softAuthenticator.ts) only makes "none" and "packed" self-attestations with our own
  * code; these fixtures carry what real devices send: fido-u2f (Yubico, HyperSecu), packed with a
  * Feitian x5c chain, tpm (Windows Hello) and android-safetynet, plus two captured assertions.
  *

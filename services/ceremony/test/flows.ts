@@ -1,7 +1,7 @@
 /** Ceremony steps as the application's backend and the browser would run them, for the tests. */
 import type { Client } from '@connectrpc/connect';
 import type { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
-import { SoftAuthenticator, type CreateInput, type GetInput, type SoftCredential } from './softAuthenticator.js';
+import { SoftAuthenticator, type CreateInput, type GetInput, type SoftCredential } from '../../../test/kit/softAuthenticator.js';
 import { as, clientInformation, ORIGIN } from './support.js';
 
 export interface AppendOptions {

@@ -2,12 +2,11 @@
  * The insights service against MongoDB: the embedded store by default, a real MongoDB when
  * MONGODB_URI is set. Every test uses its own project ID, so tests share one database.
  */
-import { randomBytes } from 'node:crypto';
 import { MongoClient, type Collection, type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { notFound } from '../../runtime/errors.js';
-import { connectStore, type Store } from '../../runtime/mongo.js';
+import type { Store } from '../../runtime/mongo.js';
+import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { clientEnvKey } from '../src/domain/insights/clientEnvKey.js';
 import { createInsightsService, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsRuntime, type PasskeySummary } from '../src/domain/insights/index.js';
 import { CEREMONY_EVENTS, createCeremonyEventStore, type EventDoc } from '../src/store/ceremonyEvents.js';
@@ -40,7 +39,7 @@ function passkey(overrides: Partial<PasskeySummary> = {}): PasskeySummary {
   return { id: 'cre-1', aaguid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', transports: ['internal', 'hybrid'], backupEligible: true, clientEnvKey: 'ceh-mac', sourceOS: 'macOS', createdAt: T0, ...overrides };
 }
 
-let mongo: EmbeddedMongo | null = null;
+let db: TestDatabase | undefined;
 let store: Store;
 let uri: string;
 let dbName: string;
@@ -52,9 +51,8 @@ let seq = 0;
 const newProject = () => `pro-${Date.now()}${++seq}`;
 
 beforeAll(async () => {
-  uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
-  dbName = `insights_test_${randomBytes(4).toString('hex')}`;
-  store = await connectStore(uri, dbName, insightsIndexes);
+  db = await openTestDatabase('insights_test', insightsIndexes);
+  ({ store, uri, dbName } = db);
   insights = createInsightsService(store.db);
   users = store.db.collection(USER_INSIGHTS);
   events = store.db.collection(CEREMONY_EVENTS);
@@ -62,9 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await insights?.close();
-  await store?.db.dropDatabase().catch(() => undefined);
-  await store?.close();
-  await mongo?.stop();
+  await db?.close();
 });
 
 /** The user's insights document. */

@@ -3,7 +3,7 @@ import { Code } from '@connectrpc/connect';
 import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { login, registered, startLogin } from './flows.js';
-import { SoftAuthenticator, type SoftAlgorithm } from './softAuthenticator.js';
+import { SoftAuthenticator, type SoftAlgorithm } from '../../../test/kit/softAuthenticator.js';
 import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -2,7 +2,7 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { login, registered, startAppend, startLogin } from './flows.js';
-import { SoftAuthenticator } from './softAuthenticator.js';
+import { SoftAuthenticator } from '../../../test/kit/softAuthenticator.js';
 import { as, failure, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -7,9 +7,8 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createRouterTransport, type Client, type HandlerContext } from '@connectrpc/connect';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import type { EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import {
   GetProjectPublicInfoResponseSchema,
@@ -19,7 +18,8 @@ import {
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { GetUserResponseSchema, UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { createMetrics } from '../../runtime/metrics.js';
-import { connectStore, type Store } from '../../runtime/mongo.js';
+import type { Store } from '../../runtime/mongo.js';
+import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/connectDirectory.js';
 import { createAaguidCatalog } from '../src/domain/aaguidDetails.js';
@@ -222,9 +222,8 @@ export interface TestEnv {
 }
 
 export async function startTestEnv(): Promise<TestEnv> {
-  const mongo = process.env.MONGODB_URI ? null : await startEmbeddedMongo({ port: 0, log: () => undefined });
-  const uri = process.env.MONGODB_URI ?? mongo!.uri;
-  const store = await connectStore(uri, `ceremony_test_${randomBytes(4).toString('hex')}`, ceremonyIndexes);
+  const db = await openTestDatabase('ceremony_test', ceremonyIndexes);
+  const { mongo, store } = db;
   const connect = await new FakeConnect().init();
   const connectTransport = connect.transport();
   const insights = new RecordingInsights();
@@ -256,11 +255,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     notifier,
     clock,
     client,
-    async close() {
-      await store.db.dropDatabase().catch(() => undefined);
-      await store.close();
-      await mongo?.stop();
-    },
+    close: () => db.close(),
   };
 }
 

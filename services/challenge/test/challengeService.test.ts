@@ -6,16 +6,15 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { Code, createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Collection } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { ChallengeService, type CreateChallengeRequest, type CreateChallengeRequestSchema } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { createMetrics } from '../../runtime/metrics.js';
-import { connectStore, type Store } from '../../runtime/mongo.js';
+import type { Store } from '../../runtime/mongo.js';
+import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import type { CreateChallengeDeps } from '../src/domain/createChallenge.js';
 import { DEFAULT_RATE_LIMITS } from '../src/domain/rateLimits.js';
@@ -30,7 +29,7 @@ const NOW_S = NOW.getTime() / 1000;
 const hasher = createValueHasher(Buffer.alloc(32, 7));
 const silent = pino({ level: 'silent' });
 
-let mongo: EmbeddedMongo | null = null;
+let db: TestDatabase | undefined;
 let store: Store;
 let challenges: Collection<ChallengeRecord>;
 let users: TestUserDirectory;
@@ -39,8 +38,8 @@ let httpServer: Server;
 const transports: Record<'in-memory' | 'http', Transport> = {} as never;
 
 beforeAll(async () => {
-  const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0 })).uri;
-  store = await connectStore(uri, `challenge_test_${randomBytes(4).toString('hex')}`, challengeIndexes);
+  db = await openTestDatabase('challenge_test', challengeIndexes);
+  store = db.store;
   challenges = store.db.collection<ChallengeRecord>('challenges');
   users = new TestUserDirectory();
   deps = {
@@ -67,9 +66,7 @@ afterAll(async () => {
     httpServer.closeAllConnections();
     await new Promise((resolve) => httpServer.close(resolve));
   }
-  await store?.db.dropDatabase().catch(() => undefined);
-  await store?.close();
-  await mongo?.stop();
+  await db?.close();
 });
 
 beforeEach(async () => {

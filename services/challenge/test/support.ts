@@ -2,20 +2,19 @@
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import type { Collection } from 'mongodb';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { ErrorInfoSchema, type ErrorInfo } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { notFound } from '../../runtime/errors.js';
 import { createMetrics } from '../../runtime/metrics.js';
-import { connectStore, type Store } from '../../runtime/mongo.js';
+import type { Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import type { CreateChallengeDeps, UserDirectory } from '../src/domain/createChallenge.js';
 import type { ProjectSettings, ProjectSettingsSource } from '../src/domain/projectSettings.js';
 import { challengeRoutes, createServer } from '../src/server.js';
 import { challengeIndexes, RATE_LIMIT_COLLECTION, type ChallengeRecord } from '../src/store/challenges.js';
+import { openTestDatabase as openKitDatabase } from '../../../test/kit/openTestDatabase.js';
 
 /** Users per project, and every question asked. */
 export class TestUserDirectory implements UserDirectory {
@@ -76,9 +75,8 @@ export interface TestDatabase {
 }
 
 export async function openTestDatabase(): Promise<TestDatabase> {
-  let mongo: EmbeddedMongo | null = null;
-  const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0 })).uri;
-  const store = await connectStore(uri, `challenge_test_${randomBytes(4).toString('hex')}`, challengeIndexes);
+  const db = await openKitDatabase('challenge_test', challengeIndexes);
+  const { store } = db;
   const challenges = store.db.collection<ChallengeRecord>('challenges');
   const rateLimits = store.db.collection(RATE_LIMIT_COLLECTION);
   return {
@@ -88,11 +86,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     async clear() {
       await Promise.all([challenges.deleteMany({}), rateLimits.deleteMany({})]);
     },
-    async stop() {
-      await store.db.dropDatabase().catch(() => undefined);
-      await store.close();
-      await mongo?.stop();
-    },
+    stop: () => db.close(),
   };
 }
 

@@ -15,6 +15,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embed
 import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
 import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
+import { withDatabase } from '../../services/runtime/mongo.js';
 
 const run = promisify(execFile);
 
@@ -136,11 +137,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 }
 
-function withDatabase(uri: string, db: string): string {
-  const u = new URL(uri);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
 
 /** Authorization header value for the backend API. */
 export function basic(project: { projectID: string; apiSecret: string }): string {
