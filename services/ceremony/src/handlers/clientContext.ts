@@ -1,23 +1,17 @@
 /** BackendClientInformation (proto) → the insights' ClientContext (domain). */
 import type { BackendClientInformation } from '../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import { capabilityMapOf } from '../../../runtime/clientCapabilities.js';
 import type { ClientContext } from '../domain/insights/types.js';
 
 export function toClientContext(ci: BackendClientInformation | undefined): ClientContext {
   // protovalidate has required clientInformation and its two availability flags on every RPC that carries it.
   const c = ci!;
-  const caps = c.clientCapabilities;
   return {
     remoteAddress: c.remoteAddress,
     userAgent: c.userAgent,
     uvpaAvailable: c.userVerifyingPlatformAuthenticatorAvailable ?? false,
     conditionalMediationAvailable: c.conditionalMediationAvailable ?? false,
-    capabilities: {
-      ...(caps?.conditionalCreate !== undefined ? { conditionalCreate: caps.conditionalCreate } : {}),
-      ...(caps?.conditionalMediation !== undefined ? { conditionalMediation: caps.conditionalMediation } : {}),
-      ...(caps?.hybridTransport !== undefined ? { hybridTransport: caps.hybridTransport } : {}),
-      ...(caps?.passkeyPlatformAuthenticator !== undefined ? { passkeyPlatformAuthenticator: caps.passkeyPlatformAuthenticator } : {}),
-      ...(caps?.userVerifyingPlatformAuthenticator !== undefined ? { userVerifyingPlatformAuthenticator: caps.userVerifyingPlatformAuthenticator } : {}),
-    },
+    capabilities: capabilityMapOf(c.clientCapabilities),
     ...(c.clientEnvHandle !== undefined ? { clientEnvHandle: c.clientEnvHandle } : {}),
     ...(c.javascriptFingerprint !== undefined ? { javascriptFingerprint: c.javascriptFingerprint } : {}),
     ...(c.bluetoothAvailable !== undefined ? { bluetoothAvailable: c.bluetoothAvailable } : {}),

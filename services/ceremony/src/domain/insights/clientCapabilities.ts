@@ -3,6 +3,7 @@
  * ability through several fields (the legacy booleans and the newer getClientCapabilities() map),
  * so any one of them saying "yes" counts.
  */
+import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
 import type { ClientContext } from './types.js';
 
 export interface ClientCapabilities {
@@ -23,8 +24,7 @@ export interface ClientCapabilities {
 
 export function readClientCapabilities(client: ClientContext): ClientCapabilities {
   const caps = client.capabilities ?? {};
-  const platformAuthenticator =
-    client.uvpaAvailable === true || caps.passkeyPlatformAuthenticator === true || caps.userVerifyingPlatformAuthenticator === true;
+  const platformAuthenticator = hasPlatformAuthenticator(client.uvpaAvailable, caps);
   // Bluetooth is what hybrid needs on the client side; older clients report only that.
   const hybrid = caps.hybridTransport === true || client.bluetoothAvailable === true;
   return {

@@ -4,6 +4,8 @@
  * beside this file; the ceremonies depend only on these types and the InsightsService interface.
  */
 
+import type { ClientCapabilityMap } from '../../../../runtime/clientCapabilities.js';
+
 /** The end user's client, from the backend variant of clientInformation. */
 export interface ClientContext {
   remoteAddress: string;
@@ -12,13 +14,7 @@ export interface ClientContext {
   uvpaAvailable: boolean;
   /** isConditionalMediationAvailable() in the client. */
   conditionalMediationAvailable: boolean;
-  capabilities: {
-    conditionalCreate?: boolean;
-    conditionalMediation?: boolean;
-    hybridTransport?: boolean;
-    passkeyPlatformAuthenticator?: boolean;
-    userVerifyingPlatformAuthenticator?: boolean;
-  };
+  capabilities: ClientCapabilityMap;
   clientEnvHandle?: string;
   javascriptFingerprint?: string;
   bluetoothAvailable?: boolean;
