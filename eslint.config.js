@@ -1,5 +1,6 @@
 // TypeScript lint rules for product code and tests; generated code (gen/) is not linted.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -13,6 +14,30 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
       'no-console': 'off',
+    },
+  },
+  // No import circles. import-x/no-cycle follows value imports (imports are written './x.js' for
+  // './x.ts' under NodeNext, hence the alias); it skips `import type` by design, so
+  // deploy/tools/findImportCycles.ts (run by `npm run lint`) checks type-only circles too.
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  // Stores are below the domain: they own their record and query types and never import domain
+  // code (domain rules may import store types, not the other way round).
+  {
+    files: ['services/*/src/**/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)domain(/|$)', message: 'store code never imports domain code; move the type it needs into the store module that owns it' }] },
+      ],
     },
   },
 );

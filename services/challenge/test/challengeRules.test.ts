@@ -8,8 +8,8 @@ import {
   MAX_METADATA_BYTES,
   newChallengeValue,
   normalizeIdentifier,
-  type ChallengeType,
 } from '../src/domain/challengeRules.js';
+import type { ChallengeType } from '../src/store/challenges.js';
 
 /** The DomainError a call throws (fails the test if it does not). */
 function domainError(fn: () => unknown): DomainError {

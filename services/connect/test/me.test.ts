@@ -16,7 +16,7 @@ import { failedPrecondition, invalidArgument, notFound } from '../../runtime/err
 import { toConnectError } from '../../runtime/interceptors.js';
 import { createProject } from '../src/domain/createProject.js';
 import { startSession } from '../src/domain/sessions/startSession.js';
-import type { IdentifierType } from '../src/domain/identifierRules.js';
+import type { IdentifierType } from '../src/store/identifiers.js';
 import { newId } from '../../runtime/ids.js';
 import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
 

@@ -6,7 +6,7 @@
  * Any other key is kept as given (opaque to this service), within the size limit of challengeRules.
  */
 import { invalidArgument } from '../../../runtime/errors.js';
-import type { ChallengeType } from './challengeRules.js';
+import type { ChallengeType } from '../store/challenges.js';
 
 const LANGUAGE = /^[a-z]{2}(-[A-Z]{2})?$/;
 

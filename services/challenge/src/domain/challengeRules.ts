@@ -4,8 +4,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { invalidArgument } from '../../../runtime/errors.js';
-
-export type ChallengeType = 'email_otp' | 'email_link' | 'sms_otp';
+import type { ChallengeType } from '../store/challenges.js';
 
 /** Lifetime defaults and bounds in seconds, per type (documented in docs/api/challenges.md, "Lifetimes and challengeMetadata"). */
 export const LIFETIMES: Record<ChallengeType, { default: number; min: number; max: number }> = {

@@ -8,7 +8,7 @@
  */
 import { failedPrecondition, notFound } from '../../../runtime/errors.js';
 import type { ChallengeKey, ChallengeRecord, ChallengeStatus, ChallengeStore, ExpiryReason } from '../store/challenges.js';
-import type { ChallengeType } from './challengeRules.js';
+import type { ChallengeType } from '../store/challenges.js';
 
 export type ChallengeState = { status: 'pending' } | { status: 'completed' } | { status: 'expired'; reason: ExpiryReason };
 

@@ -12,7 +12,7 @@ import {
   type ChallengeSchema,
 } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { clientAddressKey, projectOf } from '../../../runtime/context.js';
-import type { ChallengeType } from '../domain/challengeRules.js';
+import type { ChallengeType } from '../store/challenges.js';
 import type { ChallengeView } from '../domain/challengeState.js';
 import { createChallenge, type CreateChallengeDeps, type CreateChallengeInput } from '../domain/createChallenge.js';
 import { getChallenge } from '../domain/getChallenge.js';

@@ -1,7 +1,8 @@
 /** Challenge documents in MongoDB; every query is scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { ChallengeType } from '../domain/challengeRules.js';
+
+export type ChallengeType = 'email_otp' | 'email_link' | 'sms_otp';
 
 export type ChallengeStatus = 'pending' | 'completed' | 'expired';
 

@@ -6,7 +6,8 @@ import { issueClientKey } from './issueClientKey.js';
 import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl, type Environment } from './projectRules.js';
+import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl } from './projectRules.js';
+import type { Environment } from '../store/projects.js';
 import { generateSigningKey } from './signingKeys.js';
 
 export interface CreateProjectInput {

@@ -1,9 +1,7 @@
 /** The value rules of users and login identifiers, shared by creation and list filters. */
 import { invalidArgument } from '../../../runtime/errors.js';
-
-export type IdentifierType = 'email' | 'phone' | 'username';
-export type IdentifierStatus = 'pending' | 'primary' | 'verified';
-export type UserStatus = 'pending' | 'active' | 'disabled';
+import type { IdentifierStatus, IdentifierType } from '../store/identifiers.js';
+import type { UserStatus } from '../store/users.js';
 
 export const IDENTIFIER_TYPES: readonly IdentifierType[] = ['email', 'phone', 'username'];
 export const IDENTIFIER_STATUSES: readonly IdentifierStatus[] = ['pending', 'primary', 'verified'];

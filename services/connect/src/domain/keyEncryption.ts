@@ -4,15 +4,7 @@
  * copied into another project's document (or under another kid) fails to decrypt.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-
-export interface EncryptedSecret {
-  alg: 'A256GCM';
-  /** 12 random bytes, base64url. */
-  iv: string;
-  ciphertext: string;
-  /** The 16-byte GCM authentication tag, base64url. */
-  tag: string;
-}
+import type { EncryptedSecret } from '../store/projects.js';
 
 /** Decryption failed: wrong master key, tampered data or a ciphertext moved to another project. */
 export class KeyDecryptionError extends Error {}

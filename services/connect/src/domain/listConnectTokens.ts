@@ -4,32 +4,10 @@
  * (parsed as listQuery.ts does for identifiers).
  */
 import { invalidArgument } from '../../../runtime/errors.js';
-import type { ConnectTokenRecord } from '../store/connectTokens.js';
+import type { ConnectTokenCondition, ConnectTokenField, ConnectTokenListQuery, ConnectTokenRecord, ConnectTokenSort, ConnectTokenSortField } from '../store/connectTokens.js';
 import type { ConnectTokenDeps } from './connectTokenDeps.js';
 import { checkConnectTokenStatus, checkConnectTokenType } from './connectTokenRules.js';
 import { parsePaging } from './listQuery.js';
-
-export type ConnectTokenField = 'type' | 'status' | 'identifier';
-export type ConnectTokenSortField = 'createdAt' | 'expiresAt';
-
-export interface ConnectTokenCondition {
-  field: ConnectTokenField;
-  value: string;
-}
-
-export interface ConnectTokenSort {
-  field: ConnectTokenSortField;
-  direction: 'asc' | 'desc';
-}
-
-export interface ConnectTokenListQuery {
-  /** All must hold. */
-  conditions: ConnectTokenCondition[];
-  /** Null: creation order. */
-  sort: ConnectTokenSort | null;
-  page: number;
-  pageSize: number;
-}
 
 export interface ConnectTokenList {
   items: ConnectTokenRecord[];

@@ -1,6 +1,6 @@
 import type { ProjectRecord } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
-import type { Environment } from './projectRules.js';
+import type { Environment } from '../store/projects.js';
 
 /** A project as listed to operators: settings only, no secrets, hashes or key material. */
 export interface ProjectSummary {

@@ -3,29 +3,8 @@
  * as `field:asc|desc`, and 1-based paging. Parsed into a storage-neutral query.
  */
 import { invalidArgument } from '../../../runtime/errors.js';
-import { checkIdentifierStatus, checkIdentifierType, normalizeIdentifier, type IdentifierType } from './identifierRules.js';
-
-export type IdentifierField = 'value' | 'type' | 'userId' | 'status';
-export type IdentifierSortField = IdentifierField | 'createdAt';
-
-export interface IdentifierCondition {
-  field: IdentifierField;
-  value: string;
-}
-
-export interface IdentifierSort {
-  field: IdentifierSortField;
-  direction: 'asc' | 'desc';
-}
-
-export interface IdentifierListQuery {
-  /** All must hold. */
-  conditions: IdentifierCondition[];
-  /** Null: creation order. */
-  sort: IdentifierSort | null;
-  page: number;
-  pageSize: number;
-}
+import type { IdentifierCondition, IdentifierField, IdentifierListQuery, IdentifierSort, IdentifierSortField, IdentifierType } from '../store/identifiers.js';
+import { checkIdentifierStatus, checkIdentifierType, normalizeIdentifier } from './identifierRules.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;

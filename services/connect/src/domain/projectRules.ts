@@ -1,8 +1,7 @@
 /** Validation and normalization of project settings; every problem is an invalid_argument DomainError. */
 import { invalidArgument } from '../../../runtime/errors.js';
-import type { ChallengeDelivery, UserVerification } from '../store/projects.js';
+import type { ChallengeDelivery, Environment, UserVerification } from '../store/projects.js';
 
-export type Environment = 'development' | 'production';
 export const ENVIRONMENTS: readonly Environment[] = ['development', 'production'];
 
 /** The literal a frontend API URL template may contain, replaced by the project ID. */

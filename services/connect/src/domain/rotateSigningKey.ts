@@ -21,7 +21,8 @@ import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { MAX_SESSION_LIFETIME_SECONDS } from './sessions/sessionLifetimes.js';
 import { MAX_PASSKEY_DATA_LIFETIME_SECONDS } from './signPasskeyData.js';
-import { generateSigningKey, liveSigningKeys, type SigningKeyRecord } from './signingKeys.js';
+import type { SigningKeyRecord } from '../store/projects.js';
+import { generateSigningKey, liveSigningKeys } from './signingKeys.js';
 
 /** Publication before use: longer than any JWKS cache of a verifier we know (Node SDK: 10 minutes). */
 export const KEY_ACTIVATION_DELAY_SECONDS = 900;

@@ -1,38 +1,8 @@
 /** ES256 (EC P-256) signing keys of a project: generation, the public JWK, and loading the private key. */
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { decryptSecret, encryptSecret, signingKeyAad, type EncryptedSecret } from './keyEncryption.js';
-
-/** A public verification key as published in the JWKS. */
-export interface PublicJwk {
-  kty: 'EC';
-  crv: 'P-256';
-  x: string;
-  y: string;
-  kid: string;
-  alg: 'ES256';
-  use: 'sig';
-}
-
-export interface SigningKeyRecord {
-  kid: string;
-  publicJwk: PublicJwk;
-  /** The private JWK as JSON, sealed with AES-256-GCM (AAD `${projectId}:${kid}`). */
-  encryptedPrivateKey: EncryptedSecret;
-  createdAt: Date;
-  /**
-   * When a rotated-in key starts signing (unset: from creation). It is published from creation
-   * on, so verifiers that cache the JWKS (the gateway, the Node SDK for ten minutes) hold it
-   * before the first token names it.
-   */
-  activatesAt?: Date;
-  /**
-   * Set when a newer key replaces this one (rotate-signing-key): the time the last token it can
-   * sign expires. Until then it stays published so those tokens verify; after it, it is
-   * unpublished and removed at the next rotation.
-   */
-  retiresAt?: Date;
-}
+import type { SigningKeyRecord } from '../store/projects.js';
+import { decryptSecret, encryptSecret, signingKeyAad } from './keyEncryption.js';
 
 /** Generates a key pair and seals its private half for the given project. */
 export async function generateSigningKey(masterKey: Buffer, projectId: string, now: Date): Promise<SigningKeyRecord> {

@@ -1,7 +1,7 @@
 /** Auth processes of the passkey-first sign-up and login (F1, F2 and their blocks); scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { IdentifierType } from '../domain/identifierRules.js';
+import type { IdentifierType } from './identifiers.js';
 import type { ClientSnapshot } from './processes.js';
 
 export type AuthType = 'signup' | 'login';

@@ -1,7 +1,6 @@
 /** Connect token documents in MongoDB; every query is scoped by project except the lookup by secret hash. */
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { ConnectTokenField, ConnectTokenListQuery, ConnectTokenSortField } from '../domain/listConnectTokens.js';
 
 export type ConnectTokenType = 'passkey-append' | 'passkey-delete' | 'passkey-list';
 export type ConnectTokenStatus = 'initial' | 'consumed';
@@ -23,6 +22,29 @@ export interface ConnectTokenRecord {
   updatedAt: Date;
   expiresAt: Date;
   consumedAt?: Date;
+}
+
+/** The storage-neutral list query the connect tokens' list takes (parsed in domain/listConnectTokens.ts). */
+export type ConnectTokenField = 'type' | 'status' | 'identifier';
+export type ConnectTokenSortField = 'createdAt' | 'expiresAt';
+
+export interface ConnectTokenCondition {
+  field: ConnectTokenField;
+  value: string;
+}
+
+export interface ConnectTokenSort {
+  field: ConnectTokenSortField;
+  direction: 'asc' | 'desc';
+}
+
+export interface ConnectTokenListQuery {
+  /** All must hold. */
+  conditions: ConnectTokenCondition[];
+  /** Null: creation order. */
+  sort: ConnectTokenSort | null;
+  page: number;
+  pageSize: number;
 }
 
 export interface ConnectTokenPage {

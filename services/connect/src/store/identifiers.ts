@@ -1,8 +1,32 @@
 /** Login identifier documents in MongoDB; every query is scoped by project. */
 import { MongoServerError, type Collection, type Db, type Filter, type Sort } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { IdentifierStatus, IdentifierType } from '../domain/identifierRules.js';
-import type { IdentifierField, IdentifierListQuery, IdentifierSortField } from '../domain/listQuery.js';
+
+export type IdentifierType = 'email' | 'phone' | 'username';
+export type IdentifierStatus = 'pending' | 'primary' | 'verified';
+
+/** The storage-neutral list query the identifiers' list takes (parsed in domain/listQuery.ts). */
+export type IdentifierField = 'value' | 'type' | 'userId' | 'status';
+export type IdentifierSortField = IdentifierField | 'createdAt';
+
+export interface IdentifierCondition {
+  field: IdentifierField;
+  value: string;
+}
+
+export interface IdentifierSort {
+  field: IdentifierSortField;
+  direction: 'asc' | 'desc';
+}
+
+export interface IdentifierListQuery {
+  /** All must hold. */
+  conditions: IdentifierCondition[];
+  /** Null: creation order. */
+  sort: IdentifierSort | null;
+  page: number;
+  pageSize: number;
+}
 
 export interface IdentifierRecord {
   /** `ide-` and 20 digits. */

@@ -1,8 +1,50 @@
 /** Project documents in MongoDB; the document ID is the project ID, so every query is scoped by it. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { Environment } from '../domain/projectRules.js';
-import type { SigningKeyRecord } from '../domain/signingKeys.js';
+
+/** 'development' or 'production' (validated in domain/projectRules.ts). */
+export type Environment = 'development' | 'production';
+
+/** A secret sealed with the master key (domain/keyEncryption.ts seals and opens it). */
+export interface EncryptedSecret {
+  alg: 'A256GCM';
+  /** 12 random bytes, base64url. */
+  iv: string;
+  ciphertext: string;
+  /** The 16-byte GCM authentication tag, base64url. */
+  tag: string;
+}
+
+/** A public verification key as published in the JWKS. */
+export interface PublicJwk {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+  kid: string;
+  alg: 'ES256';
+  use: 'sig';
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  publicJwk: PublicJwk;
+  /** The private JWK as JSON, sealed with AES-256-GCM (AAD `${projectId}:${kid}`). */
+  encryptedPrivateKey: EncryptedSecret;
+  createdAt: Date;
+  /**
+   * When a rotated-in key starts signing (unset: from creation). It is published from creation
+   * on, so verifiers that cache the JWKS (the gateway, the Node SDK for ten minutes) hold it
+   * before the first token names it.
+   */
+  activatesAt?: Date;
+  /**
+   * Set when a newer key replaces this one (rotate-signing-key): the time the last token it can
+   * sign expires. Until then it stays published so those tokens verify; after it, it is
+   * unpublished and removed at the next rotation.
+   */
+  retiresAt?: Date;
+}
 
 export interface ApiSecretRecord {
   id: string;

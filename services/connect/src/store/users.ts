@@ -1,7 +1,8 @@
 /** User documents in MongoDB; every query is scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { UserStatus } from '../domain/identifierRules.js';
+
+export type UserStatus = 'pending' | 'active' | 'disabled';
 
 export interface UserRecord {
   /** `usr-` and 20 digits. */

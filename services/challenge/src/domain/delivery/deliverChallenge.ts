@@ -1,5 +1,5 @@
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import type { ChallengeType } from '../challengeRules.js';
+import type { ChallengeType } from '../../store/challenges.js';
 import { buildEmailLink, emailLinkBase } from './buildEmailLink.js';
 import type { DeliveryChannel, DeliveryDeps, EmailMessage, EmailSender, SmsMessage, SmsSender } from './ports.js';
 import { sendWithRetry, type RetryContext } from './sendWithRetry.js';

@@ -8,7 +8,7 @@
 import type { FlowCall } from '../flows/flowDeps.js';
 import { findUserByIdentifier } from '../flows/findUserByIdentifier.js';
 import { classifyIdentifier } from '../flows/loginIdentifier.js';
-import type { IdentifierType } from '../identifierRules.js';
+import type { IdentifierType } from '../../store/identifiers.js';
 import { normalizeIdentifier } from '../identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advance } from './authProcess.js';

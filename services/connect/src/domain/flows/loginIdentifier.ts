@@ -4,7 +4,7 @@
  * an "@" makes an email address, a leading "+" and digits a phone number, anything else a username.
  */
 import { DomainError } from '../../../../runtime/errors.js';
-import type { IdentifierType } from '../identifierRules.js';
+import type { IdentifierType } from '../../store/identifiers.js';
 import { normalizeIdentifier } from '../identifierRules.js';
 
 export interface LoginIdentifier {
