@@ -29,6 +29,23 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  // The domain is pure logic: no generated protobuf code and no Connect transport. What it needs
+  // of other services it declares as small interfaces of plain types (ports); adapters in each
+  // service's clients/ (or next to main.ts) build the messages, carry headers and map errors.
+  {
+    files: ['services/*/src/**/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)gen/', message: 'domain code never imports generated protobuf code; declare a plain type (or a port) in the domain and map it in handlers/ or clients/' },
+            { regex: '^@connectrpc/', message: 'domain code never imports the transport; throw DomainError and let an adapter in clients/ talk to other services' },
+          ],
+        },
+      ],
+    },
+  },
   // Stores are below the domain: they own their record and query types and never import domain
   // code (domain rules may import store types, not the other way round).
   {

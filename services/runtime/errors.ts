@@ -46,3 +46,22 @@ export const unauthenticated = (type: string, message: string) => new DomainErro
 export const resourceExhausted = (type: string, message: string, retryAfterSeconds: number) =>
   new DomainError('resource_exhausted', type, message, [], { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const permissionDenied = (type: string, message: string) => new DomainError('permission_denied', type, message);
+
+/**
+ * An error another service answered, carried through this service's domain as a DomainError, so
+ * domain code decides on its kind without knowing the transport. `relayed` is that service's own
+ * error: the error interceptor answers with it unchanged, so its code, type, message, validation
+ * and links reach the caller exactly as the other service wrote them (as before the domain saw
+ * a DomainError). Adapters (each service's clients/) create these.
+ */
+export class RelayedError extends DomainError {
+  constructor(
+    kind: ErrorKind,
+    type: string,
+    message: string,
+    readonly relayed: unknown,
+    options: { validation?: FieldProblem[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(kind, type, message, options.validation ?? [], { cause: relayed, retryAfterSeconds: options.retryAfterSeconds });
+  }
+}

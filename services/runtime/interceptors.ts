@@ -2,7 +2,8 @@
  * The interceptors every service runs, outermost first:
  *   1. context: request ID and authenticated project from headers into contextValues, a child logger;
  *   2. observe: one log line and one latency sample per RPC;
- *   3. errors: DomainError → ConnectError with an ErrorInfo detail (cause kept for logs only);
+ *   3. errors: DomainError → ConnectError with an ErrorInfo detail (cause kept for logs only); a
+ *      RelayedError → the other service's own error, unchanged;
  *   4. validate: protovalidate rules of the request message, as invalid_argument with field paths.
  */
 import { create, type DescMessage, type Message } from '@bufbuild/protobuf';
@@ -25,7 +26,7 @@ import {
   tokenUserIdKey,
   userAgentKey,
 } from './context.js';
-import { DomainError, type ErrorKind, type FieldProblem } from './errors.js';
+import { DomainError, RelayedError, type ErrorKind, type FieldProblem } from './errors.js';
 import { isStoreOutage } from './isStoreOutage.js';
 import type { Metrics } from './metrics.js';
 
@@ -110,6 +111,8 @@ export function errorInterceptor(): Interceptor {
     try {
       return await next(req);
     } catch (err) {
+      // Another service's answer, passed through the domain: it goes on exactly as that service gave it.
+      if (err instanceof RelayedError) throw err.relayed;
       if (err instanceof DomainError) throw toConnectError(err);
       if (err instanceof ConnectError) throw err;
       if (isStoreOutage(err)) {

@@ -23,7 +23,9 @@ import { mongoMeAppendStore } from './store/meAppends.js';
 import { mongoProjectStore } from './store/projects.js';
 import { mongoSessionStore } from './store/sessions.js';
 import { mongoUserStore } from './store/users.js';
-import { rpcUserCleanup } from './userCleanup.js';
+import { rpcOneTimeCodes } from './clients/challengeClient.js';
+import { rpcPasskeyCeremonies } from './clients/ceremonyClient.js';
+import { rpcUserCleanup } from './clients/userCleanup.js';
 
 const env = new EnvReader();
 const config = {
@@ -67,8 +69,8 @@ try {
     sessions: mongoSessionStore(store.db),
     meAppends: mongoMeAppendStore(store.db),
     identifierVerifications: mongoIdentifierVerificationStore(store.db),
-    ceremony,
-    challenges,
+    ceremony: rpcPasskeyCeremonies(ceremony),
+    challenges: rpcOneTimeCodes(challenges),
     authProcesses: mongoAuthProcessStore(store.db),
     cleanup: rpcUserCleanup(challenges, ceremony),
     masterKey,

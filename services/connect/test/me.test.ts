@@ -14,6 +14,8 @@ import { MeService } from '../../../gen/passkeyauth/connect/v1/me_service_pb.js'
 import { HEADERS } from '../../runtime/context.js';
 import { failedPrecondition, invalidArgument, notFound } from '../../runtime/errors.js';
 import { toConnectError } from '../../runtime/interceptors.js';
+import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
+import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import { createProject } from '../src/domain/createProject.js';
 import { startSession } from '../src/domain/sessions/startSession.js';
 import type { IdentifierType } from '../src/store/identifiers.js';
@@ -108,7 +110,8 @@ function fakeChallenges() {
 
 beforeAll(async () => {
   env = await startTestEnv();
-  me = createClient(MeService, inMemoryTransport({ ...env.deps, ceremony: fakeCeremony(), challenges: fakeChallenges() }));
+  // Fake services behind the real adapters, so the messages they build and the errors they relay are tested too.
+  me = createClient(MeService, inMemoryTransport({ ...env.deps, ceremony: rpcPasskeyCeremonies(fakeCeremony()), challenges: rpcOneTimeCodes(fakeChallenges()) }));
   A = (await createProject(env.deps, { name: 'Me A', rpId: 'localhost', origins: ['http://localhost:3000'] })).project._id;
   B = (await createProject(env.deps, { name: 'Me B', rpId: 'localhost', origins: ['http://localhost:3000'] })).project._id;
 });

@@ -11,6 +11,8 @@ import { createLogger } from '../../runtime/logger.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, type Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
+import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
+import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import type { UserCleanup } from '../src/domain/userDeps.js';
 import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
 import { mongoAuthProcessStore } from '../src/store/authProcesses.js';
@@ -67,11 +69,12 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),
     sessions: mongoSessionStore(store.db),
-    // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts);
-    // here an empty router answers them with "unimplemented".
-    ceremony: createClient(CeremonyService, createRouterTransport(() => undefined)),
-    // Likewise the challenge service (me.test.ts puts a fake in its place).
-    challenges: createClient(ChallengeService, createRouterTransport(() => undefined)),
+    // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts)
+    // and in memory with fakes of the port (flowFakes.ts); here the RPC adapter over an empty
+    // router answers them with "unimplemented".
+    ceremony: rpcPasskeyCeremonies(createClient(CeremonyService, createRouterTransport(() => undefined))),
+    // Likewise the challenge service (me.test.ts puts a fake service behind the adapter).
+    challenges: rpcOneTimeCodes(createClient(ChallengeService, createRouterTransport(() => undefined))),
     authProcesses: mongoAuthProcessStore(store.db),
     meAppends: mongoMeAppendStore(store.db),
     identifierVerifications: mongoIdentifierVerificationStore(store.db),

@@ -1,4 +1,4 @@
-import type { PasskeyData } from '../../../../gen/passkeyauth/common/v1/passkey_pb.js';
+import type { PasskeyData } from './passkeyCeremonies.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { signToken } from './signToken.js';
 

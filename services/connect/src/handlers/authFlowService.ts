@@ -27,6 +27,7 @@ import { signupInit } from '../domain/auth/signupInit.js';
 import { processComplete, skipBlock } from '../domain/auth/skipAndComplete.js';
 import { identifierVerifyFinish, identifierVerifyStart } from '../domain/auth/verifySteps.js';
 import type { FlowCall } from '../domain/flows/flowDeps.js';
+import { clientSnapshot } from './clientSnapshot.js';
 import { flowCall } from './flowCall.js';
 import { getProject } from '../domain/getProject.js';
 
@@ -53,7 +54,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
   return {
     async processInit(req, ctx) {
       const call = flowCall(ctx);
-      const r = await processInit(deps, call, { clientInformation: req.clientInformation!, preferredBlock: req.preferredBlock });
+      const r = await processInit(deps, call, { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle, preferredBlock: req.preferredBlock });
       return create(ProcessInitResponseSchema, {
         token: r.token,
         expiresAt: BigInt(r.expiresAt),
@@ -73,7 +74,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyAppendStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await passkeyAppendStart(deps, call, req.clientInformation)) });
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await passkeyAppendStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
     },
     async passkeyAppendFinish(req, ctx) {
       const call = flowCall(ctx);
@@ -81,7 +82,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyLoginStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await passkeyLoginStart(deps, call, req.clientInformation)) });
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await passkeyLoginStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
     },
     async passkeyLoginFinish(req, ctx) {
       const call = flowCall(ctx);

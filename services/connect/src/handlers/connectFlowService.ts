@@ -29,6 +29,7 @@ import { manageDelete } from '../domain/flows/manageDelete.js';
 import { manageList } from '../domain/flows/manageList.js';
 import type { PasskeyOperationResult } from '../domain/flows/passkeyOperation.js';
 import { recordFlowEvent } from '../domain/flows/recordFlowEvent.js';
+import { clientSnapshot } from './clientSnapshot.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';
 
 
@@ -43,7 +44,13 @@ const operationMessage = (op: PasskeyOperationResult): MessageInitShape<typeof P
 export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeof ConnectFlowService> {
   return {
     async loginInit(req, ctx) {
-      const r = await initFlow(deps, flowCall(ctx), { flow: 'login', clientInformation: req.clientInformation!, flags: req.flags ?? {}, invitationToken: req.invitationToken });
+      const r = await initFlow(deps, flowCall(ctx), {
+        flow: 'login',
+        client: clientSnapshot(req.clientInformation!),
+        clientEnvHandle: req.clientInformation!.clientEnvHandle,
+        flags: req.flags ?? {},
+        invitationToken: req.invitationToken,
+      });
       return create(LoginInitResponseSchema, {
         token: r.processToken,
         expiresAt: BigInt(r.expiresAt),
@@ -58,7 +65,8 @@ export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeo
     async appendInit(req, ctx) {
       const r = await initFlow(deps, flowCall(ctx), {
         flow: 'append',
-        clientInformation: req.clientInformation!,
+        client: clientSnapshot(req.clientInformation!),
+        clientEnvHandle: req.clientInformation!.clientEnvHandle,
         flags: req.flags ?? {},
         invitationToken: req.invitationToken,
         situation: req.situation,
@@ -74,7 +82,13 @@ export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeo
       });
     },
     async manageInit(req, ctx) {
-      const r = await initFlow(deps, flowCall(ctx), { flow: 'manage', clientInformation: req.clientInformation!, flags: req.flags ?? {}, invitationToken: req.invitationToken });
+      const r = await initFlow(deps, flowCall(ctx), {
+        flow: 'manage',
+        client: clientSnapshot(req.clientInformation!),
+        clientEnvHandle: req.clientInformation!.clientEnvHandle,
+        flags: req.flags ?? {},
+        invitationToken: req.invitationToken,
+      });
       return create(ManageInitResponseSchema, {
         processId: r.processToken,
         expiresAt: BigInt(r.expiresAt),

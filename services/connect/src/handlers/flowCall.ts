@@ -1,6 +1,6 @@
 /** The caller of a frontend flow RPC, as the gateway established it (shared by the flow handlers). */
 import type { HandlerContext } from '@connectrpc/connect';
-import { clientAddressKey, forwardHeaders, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
+import { clientAddressKey, projectOf, requestIdKey, tokenProcessIdKey, userAgentKey } from '../../../runtime/context.js';
 import type { FlowCall } from '../domain/flows/flowDeps.js';
 
 export function flowCall(ctx: HandlerContext): FlowCall {
@@ -11,6 +11,5 @@ export function flowCall(ctx: HandlerContext): FlowCall {
     clientAddress: ctx.values.get(clientAddressKey),
     userAgent: ctx.values.get(userAgentKey),
     ...(processId ? { processId } : {}),
-    forward: forwardHeaders(ctx),
   };
 }

@@ -20,6 +20,7 @@ import { listMyPasskeys } from '../domain/me/listMyPasskeys.js';
 import type { MeCall, MeDeps } from '../domain/me/meDeps.js';
 import { startIdentifierVerification } from '../domain/me/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/me/startMyAppend.js';
+import { clientSnapshot } from './clientSnapshot.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';
 import { flowCall } from './flowCall.js';
 
@@ -45,11 +46,11 @@ export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
       return create(DeleteMyPasskeyResponseSchema, { id: req.credentialId });
     },
     async appendPasskeyStart(req, ctx) {
-      const r = await startMyAppend(deps, meCall(ctx), req.clientInformation!);
+      const r = await startMyAppend(deps, meCall(ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
       return create(AppendPasskeyStartResponseSchema, { ...r });
     },
     async appendPasskeyFinish(req, ctx) {
-      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, clientInformation: req.clientInformation! });
+      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
       return create(AppendPasskeyFinishResponseSchema, { result: {} });
     },
     async verifyIdentifierStart(req, ctx) {

@@ -1,13 +1,14 @@
 /** The ceremony's view of the browser in an auth process (what process/init reported, if it ran). */
 import type { AuthProcessRecord } from '../../store/authProcesses.js';
 import type { ClientSnapshot } from '../../store/processes.js';
-import { backendClient } from '../flows/backendClient.js';
+import { describeClient } from '../flows/describeClient.js';
 import type { FlowCall } from '../flows/flowDeps.js';
+import type { CeremonyClient } from '../passkeyCeremonies.js';
 
 const UNKNOWN_CLIENT: ClientSnapshot = { uvpaAvailable: false, conditionalMediationAvailable: false, capabilities: {} };
 
-export function authBackendClient(process: Pick<AuthProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall) {
-  return backendClient({ client: process.client ?? UNKNOWN_CLIENT, clientEnvHandle: process.clientEnvHandle ?? '' }, call);
+export function describeAuthClient(process: Pick<AuthProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall): CeremonyClient {
+  return describeClient({ client: process.client ?? UNKNOWN_CLIENT, clientEnvHandle: process.clientEnvHandle ?? '' }, call);
 }
 
 /** Whether to offer a passkey append: not when the browser said it cannot create one here. */

@@ -1,13 +1,12 @@
 /** What the sign-up and login flows need beyond the connect flows: their processes and the challenge service. */
-import type { Client } from '@connectrpc/connect';
-import type { ChallengeService } from '../../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import type { AuthProcessStore } from '../../store/authProcesses.js';
 import type { ConnectFlowDeps } from '../flows/flowDeps.js';
+import type { OneTimeCodes } from '../oneTimeCodes.js';
 import type { UserCleanup } from '../userDeps.js';
 
 export interface AuthFlowDeps extends ConnectFlowDeps {
   authProcesses: AuthProcessStore;
-  challenges: Client<typeof ChallengeService>;
+  challenges: OneTimeCodes;
   /** Removing an abandoned sign-up's user also removes what other services hold for it. */
   cleanup: UserCleanup;
 }

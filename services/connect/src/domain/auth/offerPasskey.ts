@@ -7,24 +7,21 @@ import type { AuthProcessRecord, BlockType } from '../../store/authProcesses.js'
 import type { FlowCall } from '../flows/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advance } from './authProcess.js';
-import { authBackendClient } from './authClient.js';
+import { describeAuthClient } from './authClient.js';
 import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blocks.js';
 import { verifyAlternative } from './sendCode.js';
 
 export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {
   const identifier = process.identifier!;
-  const started = await deps.ceremony.startAppend(
-    {
-      userId: process.userId!,
-      processId: process._id,
-      username: identifier.value,
-      clientInformation: authBackendClient(process, call),
-      // The page shows the append as a step of the flow; the user decides there (or skips).
-      passkeyIntelFlags: { forcePasskeyAppend: true },
-      situation: 'default',
-    },
-    { headers: call.forward },
-  );
+  const started = await deps.ceremony.startAppend(call, {
+    userId: process.userId!,
+    processId: process._id,
+    username: identifier.value,
+    client: describeAuthClient(process, call),
+    // The page shows the append as a step of the flow; the user decides there (or skips).
+    forcePasskeyAppend: true,
+    situation: 'default',
+  });
   const moved = await advance(deps, process, from, { block: 'passkey-append' });
   const variant = started.decisionInsights?.variant;
   return passkeyAppendBlock(
@@ -36,10 +33,7 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
 
 /** passkey-verify when the user has a passkey login here; null when not (the caller falls back to a code). */
 export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block | null> {
-  const started = await deps.ceremony.startLogin(
-    { userId: process.userId!, clientInformation: authBackendClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id },
-    { headers: call.forward },
-  );
+  const started = await deps.ceremony.startLogin(call, { userId: process.userId!, client: describeAuthClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
   if (!started.loginAllow) return null;
   const moved = await advance(deps, process, from, { block: 'passkey-verify' });
   return passkeyVerifyBlock(

@@ -3,12 +3,11 @@
  * first block is login-init (with a conditional-UI challenge when the browser supports passkey
  * autofill) or signup-init when the page prefers it.
  */
-import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
-import { clientSnapshot } from '../flows/clientSnapshot.js';
+import type { ClientSnapshot } from '../../store/processes.js';
 import type { FlowCall } from '../flows/flowDeps.js';
 import { resolveClientEnv } from '../flows/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { authBackendClient } from './authClient.js';
+import { describeAuthClient } from './authClient.js';
 import { loginInitBlock, signupInitBlock, type Block } from './blocks.js';
 import { startAuthProcess } from './startAuthProcess.js';
 
@@ -19,9 +18,16 @@ export interface InitializedAuth {
   block: Block;
 }
 
-export async function processInit(deps: AuthFlowDeps, call: FlowCall, input: { clientInformation: FrontendClientInformation; preferredBlock: string }): Promise<InitializedAuth> {
-  const client = clientSnapshot(input.clientInformation);
-  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientInformation.clientEnvHandle, client.visitorId);
+export interface ProcessInitInput {
+  /** What the browser said about itself, and the client environment handle it holds, if any. */
+  client: ClientSnapshot;
+  clientEnvHandle: string | undefined;
+  preferredBlock: string;
+}
+
+export async function processInit(deps: AuthFlowDeps, call: FlowCall, input: ProcessInitInput): Promise<InitializedAuth> {
+  const client = input.client;
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
   const signup = input.preferredBlock === 'signup-init';
   // A new process always: process/init is how a page starts over.
   const { process, newProcess } = await startAuthProcess(deps, { ...call, processId: undefined }, {
@@ -35,7 +41,7 @@ export async function processInit(deps: AuthFlowDeps, call: FlowCall, input: { c
   else {
     let conditionalUIChallenge: string | undefined;
     if (client.conditionalMediationAvailable) {
-      const m = await deps.ceremony.startMediation({ clientInformation: authBackendClient(process, call), processId: process._id }, { headers: call.forward });
+      const m = await deps.ceremony.startMediation(call, { client: describeAuthClient(process, call), processId: process._id });
       if (m.loginAllow) conditionalUIChallenge = m.assertionOptions;
     }
     block = loginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });

@@ -6,13 +6,14 @@
 import { invalidArgument } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../../store/authProcesses.js';
 import type { FlowCall } from '../flows/flowDeps.js';
+import type { CodeChannel } from '../oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advance } from './authProcess.js';
 import { verifyBlock, type Block } from './blocks.js';
 
 export const RESEND_AFTER_SECONDS = 30;
 
-const CHALLENGE_TYPE: Record<VerificationMethod, string> = { 'email-otp': 'email_otp', 'email-link': 'email_link', 'phone-otp': 'sms_otp' };
+const CHALLENGE_TYPE: Record<VerificationMethod, CodeChannel> = { 'email-otp': 'email_otp', 'email-link': 'email_link', 'phone-otp': 'sms_otp' };
 
 /** The verification a process's identifier allows, or null (usernames cannot be verified). */
 export function defaultMethod(process: Pick<AuthProcessRecord, 'identifier'>): VerificationMethod | null {
@@ -27,13 +28,10 @@ export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: Auth
   if (!process.userId || !identifier || identifier.type !== wanted) {
     throw invalidArgument('validation_error', `this process has no ${wanted} identifier to verify`, [{ field: 'identifierType', message: `the process has no ${wanted} identifier` }]);
   }
-  const r = await deps.challenges.createAndDeliverChallenge(
-    { userId: process.userId, challengeType: CHALLENGE_TYPE[method], identifierValue: identifier.value },
-    { headers: call.forward },
-  );
+  const sent = await deps.challenges.send(call, { userId: process.userId, channel: CHALLENGE_TYPE[method], identifierValue: identifier.value });
   const now = deps.now();
   const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
-  await advance(deps, process, from, { block, challenge: { id: r.challenge!.challengeId, method, sentAt: now } });
+  await advance(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
   return verifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
 }
 

@@ -5,8 +5,7 @@
  * moves on: to a passkey append where the user has none and the browser can create one (the user
  * may skip it), else to completion.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
-import { invalidArgument, resourceExhausted } from '../../../../runtime/errors.js';
+import { DomainError, invalidArgument, resourceExhausted } from '../../../../runtime/errors.js';
 import type { BlockType, VerificationMethod } from '../../store/authProcesses.js';
 import type { FlowCall } from '../flows/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
@@ -42,12 +41,13 @@ export async function identifierVerifyFinish(deps: AuthFlowDeps, call: FlowCall,
   if (!challenge || challenge.method !== method) throw invalidArgument('validation_error', `no ${method} code was sent in this process`, [{ field: 'verificationType', message: `no ${method} code was sent` }]);
   const again = (code: string, message: string) => verifyBlock(process.authType, { method, identifier: process.identifier!.value, error: { code, message } });
   try {
-    await deps.challenges.verifyChallenge({ userId: process.userId!, challengeId: challenge.id, value: input.code }, { headers: call.forward });
+    await deps.challenges.verify(call, { userId: process.userId!, challengeId: challenge.id, value: input.code });
   } catch (err) {
-    if (!(err instanceof ConnectError)) throw err;
-    if (err.code === Code.InvalidArgument) return again('invalid_code', 'the code is not right; check it and try again');
-    if (err.code === Code.FailedPrecondition || err.code === Code.NotFound) return again('code_expired', 'the code is no longer valid; send a new one');
-    if (err.code === Code.ResourceExhausted) return again('too_many_attempts', 'too many attempts; wait and send a new code');
+    // The challenge service's refusals (domain/oneTimeCodes.ts) keep the block, with the reason.
+    if (!(err instanceof DomainError)) throw err;
+    if (err.kind === 'invalid_argument') return again('invalid_code', 'the code is not right; check it and try again');
+    if (err.kind === 'failed_precondition' || err.kind === 'not_found') return again('code_expired', 'the code is no longer valid; send a new one');
+    if (err.kind === 'resource_exhausted') return again('too_many_attempts', 'too many attempts; wait and send a new code');
     throw err;
   }
   const proven = await advance(deps, process, VERIFY_BLOCKS, { verified: true });
@@ -56,6 +56,6 @@ export async function identifierVerifyFinish(deps: AuthFlowDeps, call: FlowCall,
 }
 
 async function hasPasskeys(deps: AuthFlowDeps, call: FlowCall, userId: string): Promise<boolean> {
-  const r = await deps.ceremony.listCredentials({ userId, page: 1, pageSize: 1 }, { headers: call.forward });
-  return r.credentials.length > 0;
+  const r = await deps.ceremony.listPasskeys(call, { userId, page: 1, pageSize: 1 });
+  return r.passkeys.length > 0;
 }

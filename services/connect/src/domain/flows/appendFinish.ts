@@ -9,7 +9,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { consumeConnectToken, releaseConnectToken } from '../useConnectToken.js';
 import { activeProcess } from './activeProcess.js';
-import { backendClient } from './backendClient.js';
+import { describeClient } from './describeClient.js';
 import { isClientFailure } from './ceremonyErrors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './passkeyOperation.js';
@@ -34,10 +34,13 @@ export async function appendFinish(deps: ConnectFlowDeps, call: FlowCall, input:
 
   let finished;
   try {
-    finished = await deps.ceremony.finishAppend(
-      { userId: process.userId, processId: process._id, attestationResponse: input.attestationResponse, trackingId: call.requestId, clientInformation: backendClient(process, call) },
-      { headers: call.forward },
-    );
+    finished = await deps.ceremony.finishAppend(call, {
+      userId: process.userId,
+      processId: process._id,
+      attestationResponse: input.attestationResponse,
+      trackingId: call.requestId,
+      client: describeClient(process, call),
+    });
   } catch (err) {
     if (isClientFailure(err)) await releaseConnectToken(deps, tokenRef);
     throw err;

@@ -8,7 +8,7 @@
 import { invalidArgument } from '../../../../runtime/errors.js';
 import { claimConnectToken } from '../useConnectToken.js';
 import { activeProcess } from './activeProcess.js';
-import { backendClient } from './backendClient.js';
+import { describeClient } from './describeClient.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { classifyIdentifier } from './loginIdentifier.js';
@@ -40,17 +40,14 @@ export async function appendStart(deps: ConnectFlowDeps, call: FlowCall, input: 
   }
   const { user } = await ensureUserForIdentifier(deps, call.projectId, identifier, token.displayName);
 
-  const started = await deps.ceremony.startAppend(
-    {
-      userId: user._id,
-      processId: process._id,
-      username: identifier.value,
-      clientInformation: backendClient(process, call),
-      passkeyIntelFlags: { forcePasskeyAppend: input.forcePasskeyAppend },
-      situation: process.situation || 'default',
-    },
-    { headers: call.forward },
-  );
+  const started = await deps.ceremony.startAppend(call, {
+    userId: user._id,
+    processId: process._id,
+    username: identifier.value,
+    client: describeClient(process, call),
+    forcePasskeyAppend: input.forcePasskeyAppend,
+    situation: process.situation || 'default',
+  });
   await deps.processes.update(call.projectId, process._id, { userId: user._id, identifier, appendTokenId: token._id, startLoadedMs: input.loadedMs }, deps.now());
 
   const decision = started.decisionInsights;

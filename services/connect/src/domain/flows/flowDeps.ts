@@ -1,13 +1,12 @@
 /** What the connect flows (F5–F10 and companions) need: connect's own stores and the ceremony service. */
-import type { Client } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import type { CeremonyService } from '../../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import type { ClientEnvStore } from '../../store/clientEnvs.js';
 import type { ConnectTokenStore } from '../../store/connectTokens.js';
 import type { IdentifierStore } from '../../store/identifiers.js';
 import type { ProcessStore } from '../../store/processes.js';
 import type { SessionStore } from '../../store/sessions.js';
 import type { UserStore } from '../../store/users.js';
+import type { PasskeyCeremonies, ServiceCall } from '../passkeyCeremonies.js';
 import type { ProjectDeps } from '../projectDeps.js';
 
 export interface ConnectFlowDeps extends ProjectDeps {
@@ -18,19 +17,18 @@ export interface ConnectFlowDeps extends ProjectDeps {
   connectTokens: ConnectTokenStore;
   /** F9 starts a session (domain/sessions). */
   sessions: SessionStore;
-  ceremony: Client<typeof CeremonyService>;
+  ceremony: PasskeyCeremonies;
   logger: Logger;
 }
 
-/** Who is calling, as the gateway established it (never from the request body). */
-export interface FlowCall {
-  projectId: string;
-  requestId: string;
-  /** The end user's address and browser, for the ceremony insights. */
+/**
+ * Who is calling, as the gateway established it (never from the request body). As a ServiceCall
+ * it also names the caller to the ceremony and challenge services.
+ */
+export interface FlowCall extends ServiceCall {
+  /** The end user's address ("" when unknown) and browser, for the ceremony insights. */
   clientAddress: string;
   userAgent: string;
   /** The process a verified process token names (calls after init). */
   processId?: string;
-  /** Headers that carry this call's identity on to the ceremony service. */
-  forward: Record<string, string>;
 }

@@ -4,14 +4,12 @@
  * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
  */
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { newId } from '../../../../runtime/ids.js';
-import type { ConnectFlow, ProcessRecord } from '../../store/processes.js';
+import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../../store/processes.js';
 import { getProject } from '../getProject.js';
-import { backendClient } from './backendClient.js';
-import { clientSnapshot } from './clientSnapshot.js';
 import { encodeClientState } from './clientState.js';
 import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
+import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { clientFlags, mergeFlags } from './flowFlags.js';
 import { isValidInvitation } from './invitations.js';
@@ -24,7 +22,10 @@ export const CONDITIONAL_UI_FLAG = 'conditional-ui-allowed';
 
 export interface InitFlowInput {
   flow: ConnectFlow;
-  clientInformation: FrontendClientInformation;
+  /** What the browser said about itself. */
+  client: ClientSnapshot;
+  /** The client environment handle the browser holds from an earlier answer, if any. */
+  clientEnvHandle: string | undefined;
   flags: JsonObject;
   invitationToken: string;
   situation?: string;
@@ -45,8 +46,8 @@ export interface InitializedFlow {
 export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: InitFlowInput): Promise<InitializedFlow> {
   const flags = clientFlags(input.flags);
   const project = await getProject(deps, call.projectId);
-  const client = clientSnapshot(input.clientInformation);
-  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientInformation.clientEnvHandle, client.visitorId);
+  const client = input.client;
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
   const invited = await isValidInvitation(deps, call.projectId, input.invitationToken);
   const allowed = decideFlowAllowed(input.flow, client, rolloutOpen(project.connectRollout ?? 'everyone', invited));
 
@@ -87,7 +88,7 @@ export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: Ini
   }
   if (input.flow === 'login') {
     if (allowed && client.conditionalMediationAvailable) {
-      const started = await deps.ceremony.startMediation({ clientInformation: backendClient(process, call), processId: process._id }, { headers: call.forward });
+      const started = await deps.ceremony.startMediation(call, { client: describeClient(process, call), processId: process._id });
       if (started.loginAllow) result.conditionalUIChallenge = started.assertionOptions;
     }
     // The published connect UI (@corbado/connect-react) starts autofill only when this flag is

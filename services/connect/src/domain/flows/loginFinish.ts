@@ -5,10 +5,10 @@
  * after the browser offered it) answers 200 with fallbackOperationError, so the page falls back
  * and the browser can forget the passkey; every other failed verification is the ceremony's 4xx.
  */
-import type { PasskeyData } from '../../../../../gen/passkeyauth/common/v1/passkey_pb.js';
 import { failedPrecondition, permissionDenied } from '../../../../runtime/errors.js';
+import type { PasskeyData } from '../passkeyCeremonies.js';
 import { activeProcess } from './activeProcess.js';
-import { backendClient } from './backendClient.js';
+import { describeClient } from './describeClient.js';
 import { isNotFound } from './ceremonyErrors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
@@ -34,26 +34,26 @@ const GONE = { code: 'credential_deleted', message: 'the passkey used no longer 
 export async function loginFinish(deps: ConnectFlowDeps, call: FlowCall, input: LoginFinishInput): Promise<FinishedLogin> {
   const process = await activeProcess(deps, call, 'login');
   if (!process.allowed) throw permissionDenied('login_not_allowed', 'passkey login is not offered to this client');
-  const clientInformation = backendClient(process, call);
-  const options = { headers: call.forward };
+  const client = describeClient(process, call);
 
   let data: PasskeyData | undefined;
   let signed: string;
   if (input.isConditionalUI) {
-    const r = await deps.ceremony.finishMediation(
-      { assertionResponse: input.assertionResponse, clientInformation, processId: process._id, trackingId: call.requestId, signPasskeyData: true },
-      options,
-    );
+    const r = await deps.ceremony.finishMediation(call, { assertionResponse: input.assertionResponse, client, processId: process._id, trackingId: call.requestId, signPasskeyData: true });
     if (r.error?.type === 'credentialDeleted') return { session: '', signedPasskeyData: '', fallback: { initFallback: true, error: GONE } };
     data = r.passkeyData;
     signed = r.signedPasskeyData ?? '';
   } else {
     if (!process.userId || !process.identifier) throw failedPrecondition('login_not_started', 'call /v2/connect/login/start before finishing a login');
     try {
-      const r = await deps.ceremony.finishLogin(
-        { userId: process.userId, assertionResponse: input.assertionResponse, processId: process._id, trackingId: call.requestId, clientInformation, signPasskeyData: true },
-        options,
-      );
+      const r = await deps.ceremony.finishLogin(call, {
+        userId: process.userId,
+        assertionResponse: input.assertionResponse,
+        processId: process._id,
+        trackingId: call.requestId,
+        client,
+        signPasskeyData: true,
+      });
       data = r.passkeyData;
       signed = r.signedPasskeyData ?? '';
     } catch (err) {

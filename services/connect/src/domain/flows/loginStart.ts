@@ -7,7 +7,7 @@
  */
 import type { LoginStartRecord } from '../../store/processes.js';
 import { activeProcess } from './activeProcess.js';
-import { backendClient } from './backendClient.js';
+import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
 import { classifyIdentifier } from './loginIdentifier.js';
@@ -60,10 +60,7 @@ export async function loginStart(deps: ConnectFlowDeps, call: FlowCall, input: L
   if (!user) return fallback('unknown_identifier');
   if (user.status === 'disabled') return fallback('user_disabled');
 
-  const started = await deps.ceremony.startLogin(
-    { userId: user._id, clientInformation: backendClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id },
-    { headers: call.forward },
-  );
+  const started = await deps.ceremony.startLogin(call, { userId: user._id, client: describeClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
   const decision = started.decisionInsights;
   if (!started.loginAllow) return fallback(decision?.tag || 'login_not_allowed');
 

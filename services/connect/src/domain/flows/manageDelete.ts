@@ -11,7 +11,7 @@ import { isClientFailure } from './ceremonyErrors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
 import { classifyIdentifier } from './loginIdentifier.js';
-import { allCredentials } from './manageList.js';
+import { allPasskeys } from './manageList.js';
 
 const PASSKEY_ID = /^cre-[0-9]{1,30}$/;
 
@@ -27,11 +27,11 @@ export async function manageDelete(deps: ConnectFlowDeps, call: FlowCall, input:
     if (!user) throw notFound('passkey_not_found', 'the user of the connect token has no such passkey');
     let passkeyId = input.credentialId;
     if (!PASSKEY_ID.test(passkeyId)) {
-      const match = (await allCredentials(deps, call, user._id)).find((c) => c.credentialId === input.credentialId);
+      const match = (await allPasskeys(deps, call, user._id)).find((c) => c.credentialId === input.credentialId);
       if (!match) throw notFound('passkey_not_found', 'the user of the connect token has no such passkey');
       passkeyId = match.id;
     }
-    await deps.ceremony.deleteCredential({ userId: user._id, credentialId: passkeyId }, { headers: call.forward });
+    await deps.ceremony.deletePasskey(call, { userId: user._id, passkeyId });
   } catch (err) {
     if (isClientFailure(err) || (err instanceof DomainError && err.kind === 'not_found')) await releaseConnectToken(deps, ref);
     throw err;

@@ -5,8 +5,8 @@
  * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
-import type { Credential } from '../../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { getProject } from '../getProject.js';
+import type { Passkey } from '../passkeyCeremonies.js';
 import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../useConnectToken.js';
 import { activeProcess } from './activeProcess.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
@@ -14,7 +14,7 @@ import { findUserByIdentifier } from './findUserByIdentifier.js';
 import { classifyIdentifier } from './loginIdentifier.js';
 
 export interface ManagedPasskey {
-  credential: Credential;
+  credential: Passkey;
   createdMs: number;
   lastUsedMs: number;
 }
@@ -39,8 +39,8 @@ export async function manageList(deps: ConnectFlowDeps, call: FlowCall, connectT
     const identifier = classifyIdentifier(token.identifier);
     const user = identifier ? await findUserByIdentifier(deps, call.projectId, identifier) : null;
     if (!user) return { passkeys: [], rpId: project.rpId, userHandle: '' };
-    const credentials = await allCredentials(deps, call, user._id);
-    const { userHandle } = await deps.ceremony.getUserHandle({ userId: user._id }, { headers: call.forward });
+    const credentials = await allPasskeys(deps, call, user._id);
+    const userHandle = await deps.ceremony.getUserHandle(call, user._id);
     await deps.processes.update(call.projectId, process._id, { userId: user._id, ...(identifier ? { identifier } : {}) }, deps.now());
     return {
       passkeys: credentials.map(managedPasskeyOf),
@@ -54,17 +54,17 @@ export async function manageList(deps: ConnectFlowDeps, call: FlowCall, connectT
   }
 }
 
-export async function allCredentials(deps: ConnectFlowDeps, call: FlowCall, userId: string): Promise<Credential[]> {
-  const out: Credential[] = [];
+export async function allPasskeys(deps: Pick<ConnectFlowDeps, 'ceremony'>, call: FlowCall, userId: string): Promise<Passkey[]> {
+  const out: Passkey[] = [];
   for (let page = 1; ; page++) {
-    const r = await deps.ceremony.listCredentials({ userId, page, pageSize: PAGE_SIZE }, { headers: call.forward });
-    out.push(...r.credentials);
-    if (page >= (r.paging?.totalPages ?? 1) || r.credentials.length === 0) return out;
+    const r = await deps.ceremony.listPasskeys(call, { userId, page, pageSize: PAGE_SIZE });
+    out.push(...r.passkeys);
+    if (page >= r.totalPages || r.passkeys.length === 0) return out;
   }
 }
 
 /** A passkey as the connect manage list and /v2/me/passkeys show it: with its times in milliseconds. */
-export function managedPasskeyOf(credential: Credential): ManagedPasskey {
+export function managedPasskeyOf(credential: Passkey): ManagedPasskey {
   return { credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) };
 }
 

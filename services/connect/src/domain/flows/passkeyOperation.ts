@@ -1,5 +1,5 @@
 /** passkeyOperation of connect finish answers, and the client environment's memory of it. */
-import type { PasskeyData } from '../../../../../gen/passkeyauth/common/v1/passkey_pb.js';
+import type { PasskeyData } from '../passkeyCeremonies.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { LoginIdentifier } from './loginIdentifier.js';
 

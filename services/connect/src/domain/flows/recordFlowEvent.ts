@@ -4,7 +4,7 @@
  * the insights' history and cooldowns (an aborted append is not offered again right away).
  */
 import { activeProcess } from './activeProcess.js';
-import { backendClient } from './backendClient.js';
+import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 
 export interface FlowEventInput {
@@ -15,15 +15,12 @@ export interface FlowEventInput {
 
 export async function recordFlowEvent(deps: ConnectFlowDeps, call: FlowCall, input: FlowEventInput): Promise<void> {
   const process = await activeProcess(deps, call, 'any');
-  await deps.ceremony.recordClientEvent(
-    {
-      userId: process.userId ?? '',
-      processId: process._id,
-      eventType: input.eventType,
-      message: input.message,
-      challenge: input.challenge,
-      clientInformation: backendClient(process, call),
-    },
-    { headers: call.forward },
-  );
+  await deps.ceremony.recordClientEvent(call, {
+    userId: process.userId ?? '',
+    processId: process._id,
+    eventType: input.eventType,
+    message: input.message,
+    challenge: input.challenge,
+    client: describeClient(process, call),
+  });
 }

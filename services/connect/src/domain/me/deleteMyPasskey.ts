@@ -8,5 +8,5 @@ import { signedInUser } from './signedInUser.js';
 
 export async function deleteMyPasskey(deps: MeDeps, call: MeCall, passkeyId: string): Promise<void> {
   const user = await signedInUser(deps, call);
-  await deps.ceremony.deleteCredential({ userId: user._id, credentialId: passkeyId }, { headers: call.forward });
+  await deps.ceremony.deletePasskey(call, { userId: user._id, passkeyId });
 }

@@ -16,7 +16,7 @@ export async function finishIdentifierVerification(deps: MeDeps, call: MeCall, i
   // The code proves the value it was sent to; if the identifier changed since, it proves nothing about it.
   if (pending.identifierValue !== identifier.value) throw failedPrecondition('verification_not_started', 'the identifier changed since the code was sent; start again');
 
-  await deps.challenges.verifyChallenge({ userId: user._id, challengeId: pending.challengeId, value: input.code }, { headers: call.forward });
+  await deps.challenges.verify(call, { userId: user._id, challengeId: pending.challengeId, value: input.code });
   // "primary" already means verified (and more): only a pending identifier changes.
   if (identifier.status === 'pending') await deps.identifiers.updateStatus(call.projectId, user._id, identifier._id, 'verified', deps.now(), 'pending');
   await deps.identifierVerifications.remove(call.projectId, identifier._id, pending.challengeId);

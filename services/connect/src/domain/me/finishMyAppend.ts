@@ -4,16 +4,16 @@
  * only after success: a response the ceremony refuses as malformed consumed nothing, and the page
  * may send a corrected one; for anything else the ceremony's session is spent and a new F3 is needed.
  */
-import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { backendClient } from '../flows/backendClient.js';
-import { clientSnapshot } from '../flows/clientSnapshot.js';
+import type { ClientSnapshot } from '../../store/processes.js';
+import { describeClient } from '../flows/describeClient.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
 export interface FinishMyAppendInput {
   attestationResponse: string;
-  clientInformation: FrontendClientInformation;
+  /** The browser describes itself afresh. */
+  client: ClientSnapshot;
 }
 
 export async function finishMyAppend(deps: MeDeps, call: MeCall, input: FinishMyAppendInput): Promise<void> {
@@ -22,10 +22,13 @@ export async function finishMyAppend(deps: MeDeps, call: MeCall, input: FinishMy
   if (!pending) throw failedPrecondition('append_not_started', 'call /v2/me/passkeys/append/start in this session before finishing an append');
   // The browser describes itself afresh, but the environment stays the one F3 resolved (and
   // issued or confirmed): that is where the passkey is recorded as created.
-  const client = backendClient({ client: clientSnapshot(input.clientInformation), clientEnvHandle: pending.clientEnvHandle }, call);
-  await deps.ceremony.finishAppend(
-    { userId: user._id, processId: pending.processId, attestationResponse: input.attestationResponse, trackingId: call.requestId || pending.processId, clientInformation: client },
-    { headers: call.forward },
-  );
+  const client = describeClient({ client: input.client, clientEnvHandle: pending.clientEnvHandle }, call);
+  await deps.ceremony.finishAppend(call, {
+    userId: user._id,
+    processId: pending.processId,
+    attestationResponse: input.attestationResponse,
+    trackingId: call.requestId || pending.processId,
+    client,
+  });
   await deps.meAppends.remove(call.projectId, call.sessionId, pending.processId);
 }

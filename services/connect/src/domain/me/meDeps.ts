@@ -1,14 +1,13 @@
 /** What the signed-in user's endpoints (/v2/me/*) need: the connect flows' deps, the challenge service and two small stores. */
-import type { Client } from '@connectrpc/connect';
-import type { ChallengeService } from '../../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import type { IdentifierVerificationStore } from '../../store/identifierVerifications.js';
 import type { MeAppendStore } from '../../store/meAppends.js';
 import type { SessionStore } from '../../store/sessions.js';
 import type { ConnectFlowDeps, FlowCall } from '../flows/flowDeps.js';
+import type { OneTimeCodes } from '../oneTimeCodes.js';
 
 export interface MeDeps extends ConnectFlowDeps {
   sessions: SessionStore;
-  challenges: Client<typeof ChallengeService>;
+  challenges: OneTimeCodes;
   meAppends: MeAppendStore;
   identifierVerifications: IdentifierVerificationStore;
 }

@@ -9,11 +9,12 @@
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import type { IdentifierType } from '../../store/identifiers.js';
+import type { CodeChannel } from '../oneTimeCodes.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';
 
-const CHALLENGE_TYPE: Partial<Record<IdentifierType, string>> = { email: 'email_otp', phone: 'sms_otp' };
+const CHALLENGE_TYPE: Partial<Record<IdentifierType, CodeChannel>> = { email: 'email_otp', phone: 'sms_otp' };
 /** How long the pointer to the challenge outlives the challenge, so a late finish is told "expired" (410), not "not started". */
 const KEEP_AFTER_CHALLENGE_EXPIRY_MS = 24 * 3600 * 1000;
 
@@ -29,9 +30,7 @@ export async function startIdentifierVerification(deps: MeDeps, call: MeCall, id
   }
   if (identifier.status !== 'pending') throw failedPrecondition('identifier_already_verified', `identifier ${identifierId} is already verified (status ${identifier.status})`);
 
-  const r = await deps.challenges.createAndDeliverChallenge({ userId: user._id, challengeType, identifierValue: identifier.value }, { headers: call.forward });
-  const challenge = r.challenge;
-  if (!challenge) throw new Error('the challenge service answered CreateAndDeliverChallenge without a challenge');
+  const challenge = await deps.challenges.send(call, { userId: user._id, channel: challengeType, identifierValue: identifier.value });
   const now = deps.now();
   await deps.identifierVerifications.put({
     _id: identifier._id,
@@ -40,6 +39,6 @@ export async function startIdentifierVerification(deps: MeDeps, call: MeCall, id
     identifierValue: identifier.value,
     challengeId: challenge.challengeId,
     createdAt: now,
-    expiresAt: new Date(Number(challenge.expires) * 1000 + KEEP_AFTER_CHALLENGE_EXPIRY_MS),
+    expiresAt: new Date(challenge.expiresAtSeconds * 1000 + KEEP_AFTER_CHALLENGE_EXPIRY_MS),
   });
 }

@@ -11,12 +11,11 @@
  *   it already signs them in here (the ceremony's detection tag "env-has-passkey").
  * The registration is bound to a new process ID that is kept for F4 (store/meAppends.ts).
  */
-import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../store/identifiers.js';
-import { backendClient } from '../flows/backendClient.js';
-import { clientSnapshot } from '../flows/clientSnapshot.js';
+import type { ClientSnapshot } from '../../store/processes.js';
 import { decideFlowAllowed } from '../flows/decideFlowAllowed.js';
+import { describeClient } from '../flows/describeClient.js';
 import { resolveClientEnv } from '../flows/resolveClientEnv.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
@@ -35,28 +34,31 @@ export const ENV_HAS_PASSKEY_TAG = 'env-has-passkey';
 /** The ceremony's registration session lives 5 minutes; the pointer to it may outlive it (the ceremony decides). */
 const ME_APPEND_LIFETIME_MS = 10 * 60 * 1000;
 
-export async function startMyAppend(deps: MeDeps, call: MeCall, clientInformation: FrontendClientInformation): Promise<StartedMyAppend> {
+export interface StartMyAppendInput {
+  /** What the browser said about itself, and the client environment handle it holds, if any. */
+  client: ClientSnapshot;
+  clientEnvHandle: string | undefined;
+}
+
+export async function startMyAppend(deps: MeDeps, call: MeCall, input: StartMyAppendInput): Promise<StartedMyAppend> {
   const user = await signedInUser(deps, call);
-  const client = clientSnapshot(clientInformation);
-  const { env, issued } = await resolveClientEnv(deps, call.projectId, clientInformation.clientEnvHandle, client.visitorId);
+  const client = input.client;
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
   const handle = issued ? { newClientEnvHandle: env.handle } : {};
 
   if (!decideFlowAllowed('append', client, true)) return { attestationOptions: '', ...handle, appendNotAllowedReason: 'passkeys_not_supported' };
 
   const processId = newId('mep');
   const identifiers = await deps.identifiers.listForUser(call.projectId, user._id);
-  const started = await deps.ceremony.startAppend(
-    {
-      userId: user._id,
-      processId,
-      username: usernameOf(identifiers, user.fullName, user._id),
-      clientInformation: backendClient({ client, clientEnvHandle: env.handle }, call),
-      passkeyIntelFlags: { forcePasskeyAppend: true },
-      situation: 'default',
-    },
-    { headers: call.forward },
-  );
-  if (started.detectionInsights?.tags.some((t) => t.category === 'passkey' && t.name === ENV_HAS_PASSKEY_TAG)) {
+  const started = await deps.ceremony.startAppend(call, {
+    userId: user._id,
+    processId,
+    username: usernameOf(identifiers, user.fullName, user._id),
+    client: describeClient({ client, clientEnvHandle: env.handle }, call),
+    forcePasskeyAppend: true,
+    situation: 'default',
+  });
+  if (started.detectionTags.some((t) => t.category === 'passkey' && t.name === ENV_HAS_PASSKEY_TAG)) {
     return { attestationOptions: '', ...handle, appendNotAllowedReason: 'passkey_already_exists' };
   }
 

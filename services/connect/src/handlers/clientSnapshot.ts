@@ -1,6 +1,6 @@
 /** The browser's self-description of an init call, reduced to what later calls need. */
-import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
-import type { ClientSnapshot } from '../../store/processes.js';
+import type { FrontendClientInformation } from '../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import type { ClientSnapshot } from '../store/processes.js';
 
 export function clientSnapshot(info: FrontendClientInformation): ClientSnapshot {
   const caps = info.clientCapabilities;

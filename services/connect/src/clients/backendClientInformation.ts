@@ -4,16 +4,15 @@
  * process's snapshot and what the gateway saw: the address, the User-Agent and our own handle.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { BackendClientInformationSchema } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
-import type { ProcessRecord } from '../../store/processes.js';
-import type { FlowCall } from './flowDeps.js';
+import type { BackendClientInformationSchema } from '../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import type { CeremonyClient } from '../domain/passkeyCeremonies.js';
 
-export function backendClient(process: Pick<ProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall): MessageInitShape<typeof BackendClientInformationSchema> {
-  const c = process.client;
+export function backendClientInformation(client: CeremonyClient): MessageInitShape<typeof BackendClientInformationSchema> {
+  const c = client.snapshot;
   return {
     // The ceremony requires both; a call that bypassed the gateway has neither.
-    remoteAddress: call.clientAddress || 'unknown',
-    userAgent: call.userAgent || 'unknown',
+    remoteAddress: client.remoteAddress || 'unknown',
+    userAgent: client.userAgent || 'unknown',
     userVerifyingPlatformAuthenticatorAvailable: c.uvpaAvailable,
     conditionalMediationAvailable: c.conditionalMediationAvailable,
     clientCapabilities: {
@@ -23,7 +22,8 @@ export function backendClient(process: Pick<ProcessRecord, 'client' | 'clientEnv
       passkeyPlatformAuthenticator: c.capabilities.passkeyPlatformAuthenticator,
       userVerifyingPlatformAuthenticator: c.capabilities.userVerifyingPlatformAuthenticator,
     },
-    clientEnvHandle: process.clientEnvHandle,
+    clientEnvHandle: client.clientEnvHandle,
+    // The field holds at most 256 characters.
     ...(c.visitorId ? { javascriptFingerprint: c.visitorId.slice(0, 256) } : {}),
     bluetoothAvailable: c.bluetoothAvailable,
     privateMode: c.privateMode,

@@ -1,0 +1,30 @@
+/**
+ * The challenge service behind connect's OneTimeCodes port (domain/oneTimeCodes.ts): builds the
+ * messages, carries the call's identity as headers and turns errors into DomainErrors
+ * (relayError.ts).
+ */
+import type { Client } from '@connectrpc/connect';
+import type { ChallengeService } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import type { OneTimeCodes } from '../domain/oneTimeCodes.js';
+import { relayErrorsOf } from './relayError.js';
+import { serviceHeaders } from './serviceHeaders.js';
+
+export function rpcOneTimeCodes(challenges: Client<typeof ChallengeService>): OneTimeCodes {
+  return {
+    send: (call, input) =>
+      relayErrorsOf(async () => {
+        const r = await challenges.createAndDeliverChallenge(
+          { userId: input.userId, challengeType: input.channel, identifierValue: input.identifierValue },
+          { headers: serviceHeaders(call) },
+        );
+        const challenge = r.challenge;
+        if (!challenge) throw new Error('the challenge service answered CreateAndDeliverChallenge without a challenge');
+        return { challengeId: challenge.challengeId, expiresAtSeconds: Number(challenge.expires) };
+      }),
+
+    verify: (call, input) =>
+      relayErrorsOf(async () => {
+        await challenges.verifyChallenge({ userId: input.userId, challengeId: input.challengeId, value: input.value }, { headers: serviceHeaders(call) });
+      }),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Turns another service's error into a DomainError for connect's domain (RelayedError: the error
+ * interceptor answers with the original unchanged). A refusal keeps its kind and its ErrorInfo
+ * (type, message, validation, retry-after); codes that are no refusal (an outage, a time-out, a
+ * reset connection, an internal error) become 'unavailable': the outcome is unknown. Anything
+ * that is not a ConnectError (a bug in this process) is left alone.
+ */
+import { Code, ConnectError } from '@connectrpc/connect';
+import { ErrorInfoSchema } from '../../../../gen/passkeyauth/common/v1/errors_pb.js';
+import { RelayedError, type ErrorKind } from '../../../runtime/errors.js';
+
+const KINDS: Partial<Record<Code, ErrorKind>> = {
+  [Code.InvalidArgument]: 'invalid_argument',
+  [Code.Unauthenticated]: 'unauthenticated',
+  [Code.PermissionDenied]: 'permission_denied',
+  [Code.NotFound]: 'not_found',
+  [Code.AlreadyExists]: 'already_exists',
+  [Code.FailedPrecondition]: 'failed_precondition',
+  [Code.ResourceExhausted]: 'resource_exhausted',
+};
+
+export function relayError(err: unknown): unknown {
+  if (!(err instanceof ConnectError)) return err;
+  const info = err.findDetails(ErrorInfoSchema)[0];
+  return new RelayedError(KINDS[err.code] ?? 'unavailable', info?.type || 'upstream_error', err.rawMessage, err, {
+    validation: info?.validation.map((v) => ({ field: v.field, message: v.message })) ?? [],
+    ...(info && info.retryAfterSeconds > 0 ? { retryAfterSeconds: info.retryAfterSeconds } : {}),
+  });
+}
+
+/** Runs one call to another service; its errors leave as DomainErrors (see above). */
+export async function relayErrorsOf<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw relayError(err);
+  }
+}

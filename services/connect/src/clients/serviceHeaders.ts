@@ -1,0 +1,15 @@
+/**
+ * The headers that carry a call's identity on to another service: request ID, project and the end
+ * user's address (so per-address limits downstream apply to the real client). The same headers
+ * runtime/context.ts forwardHeaders() derives from a handler's context.
+ */
+import { HEADERS } from '../../../runtime/context.js';
+import type { ServiceCall } from '../domain/passkeyCeremonies.js';
+
+export function serviceHeaders(call: ServiceCall): Record<string, string> {
+  return {
+    [HEADERS.requestId]: call.requestId,
+    [HEADERS.projectId]: call.projectId,
+    ...(call.clientAddress ? { [HEADERS.clientAddress]: call.clientAddress } : {}),
+  };
+}
