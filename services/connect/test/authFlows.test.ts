@@ -1,0 +1,252 @@
+/**
+ * Sign-up (F1) and login (F2) in memory: the block steps against the embedded store, with plain
+ * fakes of the ceremony port and of the challenge service's one-time codes.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
+import type { AuthFlowDeps } from '../src/domain/auth/authDeps.js';
+import type { Block } from '../src/domain/auth/blocks.js';
+import { loginInit } from '../src/domain/auth/loginInit.js';
+import { passkeyAppendFinish, passkeyLoginFinish, passkeyMediationFinish } from '../src/domain/auth/passkeySteps.js';
+import { processInit } from '../src/domain/auth/processInit.js';
+import { signupInit, type SignupInput } from '../src/domain/auth/signupInit.js';
+import { processComplete, skipBlock } from '../src/domain/auth/skipAndComplete.js';
+import { identifierVerifyFinish } from '../src/domain/auth/verifySteps.js';
+import { createProject } from '../src/domain/createProject.js';
+import { ensureUserForIdentifier } from '../src/domain/flows/ensureUserForIdentifier.js';
+import type { FlowCall } from '../src/domain/flows/flowDeps.js';
+import { processIdOfToken } from '../src/domain/flows/processToken.js';
+import { verifyProjectToken } from '../src/domain/verifyProjectToken.js';
+import type { ClientSnapshot } from '../src/store/processes.js';
+import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from './fakeServices.js';
+import { startTestEnv, type TestEnv } from './support.js';
+
+let env: TestEnv;
+let ceremony: FakeCeremonies;
+let codes: FakeOneTimeCodes;
+let deps: AuthFlowDeps;
+let A: string;
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  A = (await createProject(env.deps, { name: 'Auth flows', rpId: 'localhost', origins: ['http://localhost:3000'] })).project._id;
+});
+afterAll(() => env?.close());
+beforeEach(() => {
+  ceremony = new FakeCeremonies();
+  codes = new FakeOneTimeCodes();
+  codes.wrongCode = () => invalidArgument('challenge_value_invalid', 'the value is wrong; 4 attempt(s) left');
+  deps = { ...env.deps, ceremony, challenges: codes };
+});
+
+function callOf(processId?: string): FlowCall {
+  return { projectId: A, requestId: 'req-auth', clientAddress: '192.0.2.9', userAgent: 'Mozilla/5.0 (test)', ...(processId ? { processId } : {}) };
+}
+
+/** process/init for this browser; the call that continues the process, and the first block. */
+async function init(client: ClientSnapshot, preferredBlock = 'login-init') {
+  const r = await processInit(deps, callOf(), { client, clientEnvHandle: undefined, preferredBlock });
+  return { init: r, call: callOf((await processIdOfToken(deps, A, r.token))!) };
+}
+
+const signup = (call: FlowCall, input: SignupInput) => signupInit(deps, call, input);
+
+async function rejection(p: Promise<unknown>): Promise<DomainError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(err)}`);
+  return err;
+}
+
+/** The completed block's session token, verified, and the user it names. */
+async function sessionOf(block: Block) {
+  expect(block.block).toBe('completed');
+  const claims = await verifyProjectToken(deps, A, String(block.data.shortSession), 'session');
+  expect(claims).not.toBeNull();
+  expect(String(block.data.longSession)).not.toBe('');
+  return claims!;
+}
+
+describe('process init', () => {
+  it('starts at login-init with the ceremony\'s conditional-UI challenge for a browser with autofill', async () => {
+    const { init: r, call } = await init(CAPABLE_BROWSER);
+    expect(r.block).toMatchObject({ block: 'login-init', authType: 'login', data: { conditionalUIChallenge: MEDIATION_OPTIONS } });
+    expect(r.newClientEnvHandle).toBeDefined();
+    expect(ceremony.calls.startMediation[0].input).toMatchObject({ processId: call.processId, client: { snapshot: CAPABLE_BROWSER, clientEnvHandle: r.newClientEnvHandle } });
+  });
+
+  it('starts at signup-init when the page prefers it, asking the ceremony nothing', async () => {
+    const { init: r } = await init(CAPABLE_BROWSER, 'signup-init');
+    expect(r.block).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [] } });
+    expect(ceremony.calls.startMediation).toHaveLength(0);
+  });
+});
+
+describe('F1 sign-up', () => {
+  it('creates a pending user, offers a passkey append (code as alternative), and completes with a session once it is created', async () => {
+    const { call } = await init(CAPABLE_BROWSER, 'signup-init');
+    const { block } = await signup(call, { identifiers: [{ type: 'email', identifier: 'Ada@Example.com' }], fullName: 'Ada Lovelace' });
+    expect(block).toMatchObject({ block: 'passkey-append', authType: 'signup', data: { challenge: ATTESTATION_OPTIONS, identifierValue: 'ada@example.com', identifierType: 'email' } });
+    expect(block.alternatives.map((b) => b.block)).toEqual(['email-verify']);
+
+    const identifier = await deps.identifiers.findByValue(A, 'email', 'ada@example.com');
+    const userId = identifier!.userId;
+    expect(await deps.users.find(A, userId)).toMatchObject({ status: 'pending', fullName: 'Ada Lovelace' });
+    expect(ceremony.calls.startAppend[0].input).toMatchObject({ userId, processId: call.processId, username: 'ada@example.com', forcePasskeyAppend: true, situation: 'default' });
+
+    expect(await passkeyAppendFinish(deps, call, '{"id":"att"}')).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
+    expect(ceremony.calls.finishAppend[0].input).toMatchObject({ userId, processId: call.processId, attestationResponse: '{"id":"att"}', trackingId: 'req-auth' });
+
+    const done = await processComplete(deps, call);
+    expect((await sessionOf(done)).sub).toBe(userId);
+    expect(done.data.passkeyOperation).toEqual({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email', ceremonyType: 'local' });
+    expect((await deps.users.find(A, userId))?.status).toBe('active');
+    // A completed process never moves again.
+    expect(await rejection(processComplete(deps, call))).toMatchObject({ kind: 'failed_precondition', type: 'process_completed' });
+  });
+
+  it('sends a code first where the browser cannot create a passkey; a wrong code keeps the block, the right one completes', async () => {
+    const { call } = await init(INCAPABLE_BROWSER, 'signup-init');
+    const { block } = await signup(call, { identifiers: [{ type: 'email', identifier: 'grace@example.com' }] });
+    expect(block).toMatchObject({ block: 'email-verify', data: { verificationMethod: 'email-otp', identifier: 'grace@example.com', retryNotBefore: expect.any(Number) } });
+    expect(ceremony.calls.startAppend).toHaveLength(0);
+    expect(codes.sent).toHaveLength(1);
+    const userId = (await deps.identifiers.findByValue(A, 'email', 'grace@example.com'))!.userId;
+    expect(codes.sent[0].input).toEqual({ userId, channel: 'email_otp', identifierValue: 'grace@example.com' });
+    expect(codes.sent[0].call).toMatchObject({ projectId: A, requestId: 'req-auth', clientAddress: '192.0.2.9' });
+
+    const verify = (code: string) => identifierVerifyFinish(deps, call, { code, identifierType: 'email', verificationType: 'email-otp' });
+    const wrong = await verify('000000');
+    expect(wrong).toMatchObject({ block: 'email-verify', error: { code: 'invalid_code' } });
+    expect(codes.verified[0].input).toEqual({ userId, challengeId: codes.sent[0].challengeId, value: '000000' });
+
+    const done = await verify(FakeOneTimeCodes.CODE);
+    expect((await sessionOf(done)).sub).toBe(userId);
+    expect(done.data.passkeyOperation).toBeUndefined();
+    expect((await deps.identifiers.findByValue(A, 'email', 'grace@example.com'))?.status).toBe('verified');
+    expect((await deps.users.find(A, userId))?.status).toBe('active');
+  });
+
+  it('answers every problem next to its identifier and stores nothing', async () => {
+    await ensureUserForIdentifier(deps, A, { type: 'email', value: 'taken@example.com' }, 'Taken');
+    const { call } = await init(CAPABLE_BROWSER, 'signup-init');
+    const { block } = await signup(call, {
+      identifiers: [
+        { type: 'email', identifier: 'taken@example.com' },
+        { type: 'phone', identifier: 'not a number' },
+        { type: 'phone', identifier: '+4915112345678' },
+      ],
+    });
+    expect(block.block).toBe('signup-init');
+    const errors = (block.data.identifiers as { error?: { code: string } }[]).map((i) => i.error?.code);
+    expect(errors).toEqual(['identifier_already_in_use', 'identifier_invalid', 'identifier_duplicate_type']);
+    expect(await deps.identifiers.findByValue(A, 'phone', '+4915112345678')).toBeNull();
+    expect(ceremony.calls.startAppend).toHaveLength(0);
+  });
+
+  it('skipping the append sends the code instead (the user is not proven yet)', async () => {
+    const { call } = await init(CAPABLE_BROWSER, 'signup-init');
+    await signup(call, { identifiers: [{ type: 'email', identifier: 'skip@example.com' }] });
+    const block = await skipBlock(deps, call);
+    expect(block).toMatchObject({ block: 'email-verify' });
+    expect(codes.sent.map((s) => s.input.identifierValue)).toEqual(['skip@example.com']);
+  });
+});
+
+describe('F2 login', () => {
+  async function existingUser(email: string) {
+    return (await ensureUserForIdentifier(deps, A, { type: 'email', value: email }, undefined)).user;
+  }
+
+  it('offers passkey-verify (code as alternative) and completes with the passkey', async () => {
+    const user = await existingUser('turing@example.com');
+    ceremony.startedLogin = { loginAllow: true, assertionOptions: ASSERTION_OPTIONS, decisionInsights: { tag: 'ok', isCdaCandidate: true, preferImmediatelyAvailable: false } };
+    const { call } = await init(CAPABLE_BROWSER);
+    const { block } = await loginInit(deps, call, { identifierValue: 'turing@example.com', isPhone: false });
+    expect(block).toMatchObject({ block: 'passkey-verify', data: { challenge: ASSERTION_OPTIONS, identifierValue: 'turing@example.com', loginHint: 'cda' } });
+    expect(block.alternatives.map((b) => b.block)).toEqual(['email-verify']);
+    expect(ceremony.calls.startLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, crossDeviceAuthenticationStrategy: 'standard' });
+
+    ceremony.passkeyData = { id: 'cre-3', username: 'turing@example.com', challengeId: 'cha-3', ceremonyType: 'cda' };
+    const done = await passkeyLoginFinish(deps, call, '{"id":"a"}');
+    expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, assertionResponse: '{"id":"a"}', processId: call.processId });
+    expect((ceremony.calls.finishLogin[0].input as { signPasskeyData?: boolean }).signPasskeyData).toBeUndefined();
+    expect((await sessionOf(done)).sub).toBe(user._id);
+    expect(done.data.passkeyOperation).toEqual({ operationType: 'verify', identifierValue: 'turing@example.com', identifierType: 'email', ceremonyType: 'cda' });
+  });
+
+  it('sends the code at once when no passkey login is possible, then offers an append to a user without passkeys', async () => {
+    const user = await existingUser('hopper@example.com');
+    ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
+    const { call } = await init(CAPABLE_BROWSER);
+    const { block } = await loginInit(deps, call, { identifierValue: 'hopper@example.com', isPhone: false });
+    expect(block).toMatchObject({ block: 'email-verify', authType: 'login' });
+    expect(codes.sent[0].input).toEqual({ userId: user._id, channel: 'email_otp', identifierValue: 'hopper@example.com' });
+
+    const next = await identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+    expect(ceremony.calls.listPasskeys[0].input).toEqual({ userId: user._id, page: 1, pageSize: 1 });
+    expect(next).toMatchObject({ block: 'passkey-append', authType: 'login', alternatives: [] });
+  });
+
+  it('completes after the code for a user who has passkeys already', async () => {
+    const user = await existingUser('curie@example.com');
+    ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
+    ceremony.passkeys.set(user._id, [passkey('cre-1', 'cred-1')]);
+    const { call } = await init(CAPABLE_BROWSER);
+    await loginInit(deps, call, { identifierValue: 'curie@example.com', isPhone: false });
+    const done = await identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+    expect((await sessionOf(done)).sub).toBe(user._id);
+  });
+
+  it('keeps the verification block with the reason the challenge service refused the code', async () => {
+    await existingUser('lamarr@example.com');
+    ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
+    const { call } = await init(CAPABLE_BROWSER);
+    await loginInit(deps, call, { identifierValue: 'lamarr@example.com', isPhone: false });
+    const verify = () => identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+
+    codes.verifyFailures.push(failedPrecondition('challenge_expired', 'the challenge expired'));
+    expect(await verify()).toMatchObject({ block: 'email-verify', error: { code: 'code_expired' } });
+    codes.verifyFailures.push(resourceExhausted('too_many_attempts', 'slow down', 30));
+    expect(await verify()).toMatchObject({ block: 'email-verify', error: { code: 'too_many_attempts' } });
+    // An outage is no answer about the code: it goes on as it came.
+    const outage = new RelayedError('unavailable', 'upstream_error', 'unreachable', new Error('ECONNREFUSED'));
+    codes.verifyFailures.push(outage);
+    await expect(verify()).rejects.toBe(outage);
+    expect((await deps.authProcesses.find(A, call.processId!))?.verified).toBe(false);
+  });
+
+  it('answers login-init with fieldError for an unknown identifier, revealing nothing else', async () => {
+    const { call } = await init(CAPABLE_BROWSER);
+    const { block } = await loginInit(deps, call, { identifierValue: 'nobody@example.com', isPhone: false });
+    expect(block).toMatchObject({ block: 'login-init', error: { code: 'identifier_not_found' } });
+    expect(ceremony.calls.startLogin).toHaveLength(0);
+    expect(codes.sent).toHaveLength(0);
+  });
+
+  it('logs in by conditional UI: the passkey names the user', async () => {
+    const user = await existingUser('noether@example.com');
+    ceremony.passkeyData = { id: 'cre-4', userId: user._id, username: 'noether@example.com', challengeId: 'cha-4', ceremonyType: 'local' };
+    const { call } = await init(CAPABLE_BROWSER);
+    const done = await passkeyMediationFinish(deps, call, '{"id":"m"}');
+    expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: false });
+    expect((await sessionOf(done)).sub).toBe(user._id);
+    expect(done.data.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com' });
+
+    const { call: again } = await init(CAPABLE_BROWSER);
+    ceremony.mediationCredentialDeleted = true;
+    expect(await passkeyMediationFinish(deps, again, '{}')).toMatchObject({ block: 'login-init', error: { code: 'credential_deleted' } });
+  });
+
+  it('passes the ceremony refusing a passkey login on unchanged, and the process does not complete', async () => {
+    await existingUser('franklin@example.com');
+    const { call } = await init(CAPABLE_BROWSER);
+    await loginInit(deps, call, { identifierValue: 'franklin@example.com', isPhone: false });
+    const refusal = invalidArgument('assertion_invalid', 'the signature does not verify');
+    ceremony.failures.finishLogin = refusal;
+    await expect(passkeyLoginFinish(deps, call, '{}')).rejects.toBe(refusal);
+    expect((await deps.authProcesses.find(A, call.processId!))?.status).toBe('active');
+  });
+});
