@@ -4,7 +4,7 @@
  * service's project code and the MongoDB driver) while the store starts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { authenticateBackend } from '../../services/connect/src/domain/authenticateBackend.js';
+import { authenticateBackend } from '../../services/connect/src/projects/domain/authenticateBackend.js';
 import { ensureProject, openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 

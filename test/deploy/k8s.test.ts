@@ -19,7 +19,7 @@ import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { DELIVERY_ENV_VARS, readDeliveryEnv } from '../../services/challenge/src/delivery/createDeliveryFromEnv.js';
-import { checkBaseUrl, frontendApiUrlFor } from '../../services/connect/src/domain/projectRules.js';
+import { checkBaseUrl, frontendApiUrlFor } from '../../services/connect/src/projects/domain/projectRules.js';
 import { EnvReader } from '../../services/runtime/config.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 

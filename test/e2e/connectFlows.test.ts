@@ -10,7 +10,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { signToken } from '../../services/connect/src/domain/signToken.js';
+import { signToken } from '../../services/connect/src/projects/domain/signToken.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 

@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { signToken } from '../../services/connect/src/domain/signToken.js';
+import { signToken } from '../../services/connect/src/projects/domain/signToken.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 

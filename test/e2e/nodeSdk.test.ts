@@ -7,7 +7,7 @@ import { Config, SDK } from '@corbado/node-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { signToken } from '../../services/connect/src/domain/signToken.js';
+import { signToken } from '../../services/connect/src/projects/domain/signToken.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 

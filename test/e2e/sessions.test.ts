@@ -7,12 +7,12 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { rotateSigningKey } from '../../services/connect/src/domain/rotateSigningKey.js';
-import type { SessionDeps } from '../../services/connect/src/domain/sessions/sessionDeps.js';
-import { startSession, type StartedSession } from '../../services/connect/src/domain/sessions/startSession.js';
-import { mongoIdentifierStore } from '../../services/connect/src/store/identifiers.js';
-import { mongoSessionStore, type SessionRecord } from '../../services/connect/src/store/sessions.js';
-import { mongoUserStore } from '../../services/connect/src/store/users.js';
+import { rotateSigningKey } from '../../services/connect/src/projects/domain/rotateSigningKey.js';
+import type { SessionDeps } from '../../services/connect/src/sessions/domain/sessionDeps.js';
+import { startSession, type StartedSession } from '../../services/connect/src/sessions/domain/startSession.js';
+import { mongoIdentifierStore } from '../../services/connect/src/users/store/identifiers.js';
+import { mongoSessionStore, type SessionRecord } from '../../services/connect/src/sessions/store/sessions.js';
+import { mongoUserStore } from '../../services/connect/src/users/store/users.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';

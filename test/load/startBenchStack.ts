@@ -15,7 +15,7 @@ import { MongoClient } from 'mongodb';
 import { buildBundles } from '../../deploy/local/buildBundles.js';
 import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
-import { createProject } from '../../services/connect/src/domain/createProject.js';
+import { createProject } from '../../services/connect/src/projects/domain/createProject.js';
 import { openProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { freePort } from '../kit/startStack.js';

@@ -4,20 +4,20 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
-import type { AuthFlowDeps } from '../src/domain/auth/authDeps.js';
-import type { Block } from '../src/domain/auth/blocks.js';
-import { loginInit } from '../src/domain/auth/loginInit.js';
-import { passkeyAppendFinish, passkeyLoginFinish, passkeyMediationFinish } from '../src/domain/auth/passkeySteps.js';
-import { processInit } from '../src/domain/auth/processInit.js';
-import { signupInit, type SignupInput } from '../src/domain/auth/signupInit.js';
-import { processComplete, skipBlock } from '../src/domain/auth/skipAndComplete.js';
-import { identifierVerifyFinish } from '../src/domain/auth/verifySteps.js';
-import { createProject } from '../src/domain/createProject.js';
-import { ensureUserForIdentifier } from '../src/domain/flows/ensureUserForIdentifier.js';
-import type { FlowCall } from '../src/domain/flows/flowDeps.js';
-import { processIdOfToken } from '../src/domain/flows/processToken.js';
-import { verifyProjectToken } from '../src/domain/verifyProjectToken.js';
-import type { ClientSnapshot } from '../src/store/processes.js';
+import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
+import type { Block } from '../src/auth-flows/domain/blocks.js';
+import { initLogin } from '../src/auth-flows/domain/initLogin.js';
+import { passkeyAppendFinish, passkeyLoginFinish, passkeyMediationFinish } from '../src/auth-flows/domain/passkeySteps.js';
+import { initProcess } from '../src/auth-flows/domain/initProcess.js';
+import { initSignup, type SignupInput } from '../src/auth-flows/domain/initSignup.js';
+import { processComplete, skipBlock } from '../src/auth-flows/domain/skipAndComplete.js';
+import { identifierVerifyFinish } from '../src/auth-flows/domain/verifySteps.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
+import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
+import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
+import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from './fakeServices.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
@@ -45,11 +45,11 @@ function callOf(processId?: string): FlowCall {
 
 /** process/init for this browser; the call that continues the process, and the first block. */
 async function init(client: ClientSnapshot, preferredBlock = 'login-init') {
-  const r = await processInit(deps, callOf(), { client, clientEnvHandle: undefined, preferredBlock });
+  const r = await initProcess(deps, callOf(), { client, clientEnvHandle: undefined, preferredBlock });
   return { init: r, call: callOf((await processIdOfToken(deps, A, r.token))!) };
 }
 
-const signup = (call: FlowCall, input: SignupInput) => signupInit(deps, call, input);
+const signup = (call: FlowCall, input: SignupInput) => initSignup(deps, call, input);
 
 async function rejection(p: Promise<unknown>): Promise<DomainError> {
   const err = await p.then(
@@ -164,7 +164,7 @@ describe('F2 login', () => {
     const user = await existingUser('turing@example.com');
     ceremony.startedLogin = { loginAllow: true, assertionOptions: ASSERTION_OPTIONS, decisionInsights: { tag: 'ok', isCdaCandidate: true, preferImmediatelyAvailable: false } };
     const { call } = await init(CAPABLE_BROWSER);
-    const { block } = await loginInit(deps, call, { identifierValue: 'turing@example.com', isPhone: false });
+    const { block } = await initLogin(deps, call, { identifierValue: 'turing@example.com', isPhone: false });
     expect(block).toMatchObject({ block: 'passkey-verify', data: { challenge: ASSERTION_OPTIONS, identifierValue: 'turing@example.com', loginHint: 'cda' } });
     expect(block.alternatives.map((b) => b.block)).toEqual(['email-verify']);
     expect(ceremony.calls.startLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, crossDeviceAuthenticationStrategy: 'standard' });
@@ -181,7 +181,7 @@ describe('F2 login', () => {
     const user = await existingUser('hopper@example.com');
     ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
     const { call } = await init(CAPABLE_BROWSER);
-    const { block } = await loginInit(deps, call, { identifierValue: 'hopper@example.com', isPhone: false });
+    const { block } = await initLogin(deps, call, { identifierValue: 'hopper@example.com', isPhone: false });
     expect(block).toMatchObject({ block: 'email-verify', authType: 'login' });
     expect(codes.sent[0].input).toEqual({ userId: user._id, channel: 'email_otp', identifierValue: 'hopper@example.com' });
 
@@ -195,7 +195,7 @@ describe('F2 login', () => {
     ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
     ceremony.passkeys.set(user._id, [passkey('cre-1', 'cred-1')]);
     const { call } = await init(CAPABLE_BROWSER);
-    await loginInit(deps, call, { identifierValue: 'curie@example.com', isPhone: false });
+    await initLogin(deps, call, { identifierValue: 'curie@example.com', isPhone: false });
     const done = await identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
     expect((await sessionOf(done)).sub).toBe(user._id);
   });
@@ -204,7 +204,7 @@ describe('F2 login', () => {
     await existingUser('lamarr@example.com');
     ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
     const { call } = await init(CAPABLE_BROWSER);
-    await loginInit(deps, call, { identifierValue: 'lamarr@example.com', isPhone: false });
+    await initLogin(deps, call, { identifierValue: 'lamarr@example.com', isPhone: false });
     const verify = () => identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
 
     codes.verifyFailures.push(failedPrecondition('challenge_expired', 'the challenge expired'));
@@ -220,7 +220,7 @@ describe('F2 login', () => {
 
   it('answers login-init with fieldError for an unknown identifier, revealing nothing else', async () => {
     const { call } = await init(CAPABLE_BROWSER);
-    const { block } = await loginInit(deps, call, { identifierValue: 'nobody@example.com', isPhone: false });
+    const { block } = await initLogin(deps, call, { identifierValue: 'nobody@example.com', isPhone: false });
     expect(block).toMatchObject({ block: 'login-init', error: { code: 'identifier_not_found' } });
     expect(ceremony.calls.startLogin).toHaveLength(0);
     expect(codes.sent).toHaveLength(0);
@@ -243,7 +243,7 @@ describe('F2 login', () => {
   it('passes the ceremony refusing a passkey login on unchanged, and the process does not complete', async () => {
     await existingUser('franklin@example.com');
     const { call } = await init(CAPABLE_BROWSER);
-    await loginInit(deps, call, { identifierValue: 'franklin@example.com', isPhone: false });
+    await initLogin(deps, call, { identifierValue: 'franklin@example.com', isPhone: false });
     const refusal = invalidArgument('assertion_invalid', 'the signature does not verify');
     ceremony.failures.finishLogin = refusal;
     await expect(passkeyLoginFinish(deps, call, '{}')).rejects.toBe(refusal);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticateBackend } from '../src/domain/authenticateBackend.js';
-import { getProject, publicJwks } from '../src/domain/getProject.js';
+import { authenticateBackend } from '../src/projects/domain/authenticateBackend.js';
+import { getProject, publicJwks } from '../src/projects/domain/getProject.js';
 import { ensureProject, projectAdminConfigFromEnv, REPO_ROOT } from '../src/cli/projectAdmin.js';
 import { MASTER_KEY_HEX, startTestEnv, type TestEnv } from './support.js';
 

@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, invalidArgument, notFound, RelayedError } from '../../runtime/errors.js';
-import { createConnectToken } from '../src/domain/createConnectToken.js';
-import { createProject } from '../src/domain/createProject.js';
-import { appendFinish } from '../src/domain/flows/appendFinish.js';
-import { appendStart } from '../src/domain/flows/appendStart.js';
-import type { ConnectFlowDeps, FlowCall } from '../src/domain/flows/flowDeps.js';
-import { initFlow } from '../src/domain/flows/initFlow.js';
-import { manageDelete } from '../src/domain/flows/manageDelete.js';
-import { manageList } from '../src/domain/flows/manageList.js';
-import { processIdOfToken } from '../src/domain/flows/processToken.js';
-import type { ConnectFlow, ClientSnapshot } from '../src/store/processes.js';
+import { createConnectToken } from '../src/connect-tokens/domain/createConnectToken.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { finishAppend } from '../src/connect-flows/domain/finishAppend.js';
+import { startAppend } from '../src/connect-flows/domain/startAppend.js';
+import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import { initFlow } from '../src/connect-flows/domain/initFlow.js';
+import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedPasskey.js';
+import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
+import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
+import type { ConnectFlow, ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from './fakeServices.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
@@ -58,8 +58,8 @@ async function rejection(p: Promise<unknown>): Promise<DomainError> {
   return err;
 }
 
-const start = (call: FlowCall, appendTokenValue: string, forcePasskeyAppend = false) => appendStart(deps, call, { appendTokenValue, forcePasskeyAppend, loadedMs: 80 });
-const finish = (call: FlowCall, more: { customData?: Record<string, string> } = {}) => appendFinish(deps, call, { attestationResponse: '{"id":"new"}', completionType: 'manual', ...more });
+const start = (call: FlowCall, appendTokenValue: string, forcePasskeyAppend = false) => startAppend(deps, call, { appendTokenValue, forcePasskeyAppend, loadedMs: 80 });
+const finish = (call: FlowCall, more: { customData?: Record<string, string> } = {}) => finishAppend(deps, call, { attestationResponse: '{"id":"new"}', completionType: 'manual', ...more });
 
 describe('append start', () => {
   it('creates the user of the token (identifier verified) and answers the ceremony\'s options with its decision', async () => {
@@ -184,7 +184,7 @@ describe('F7 passkey management', () => {
     ceremony.passkeys.set(userId, Array.from({ length: 101 }, (_, i) => passkey(`cre-${100 + i}`, `cred-${i}`)));
 
     const manage = await init('manage');
-    const list = await manageList(deps, manage, (await token('passkey-list', 'manage@example.com')).secret);
+    const list = await listManagedPasskeys(deps, manage, (await token('passkey-list', 'manage@example.com')).secret);
     expect(list.rpId).toBe('localhost');
     expect(list.userHandle).toBe(ceremony.userHandle);
     expect(list.passkeys).toHaveLength(101);
@@ -197,7 +197,7 @@ describe('F7 passkey management', () => {
 
   it('lists nothing for an identifier nobody has', async () => {
     const manage = await init('manage');
-    const list = await manageList(deps, manage, (await token('passkey-list', 'unknown@example.com')).secret);
+    const list = await listManagedPasskeys(deps, manage, (await token('passkey-list', 'unknown@example.com')).secret);
     expect(list).toEqual({ passkeys: [], rpId: 'localhost', userHandle: '' });
     expect(ceremony.calls.listPasskeys).toHaveLength(0);
   });
@@ -210,10 +210,10 @@ describe('F7 passkey management', () => {
 
     const manage = await init('manage');
     const del = await token('passkey-delete', 'delete@example.com');
-    expect(await rejection(manageDelete(deps, manage, { connectToken: del.secret, credentialId: 'cred-x' }))).toMatchObject({ kind: 'not_found', type: 'passkey_not_found' });
+    expect(await rejection(deleteManagedPasskey(deps, manage, { connectToken: del.secret, credentialId: 'cred-x' }))).toMatchObject({ kind: 'not_found', type: 'passkey_not_found' });
     expect((await deps.connectTokens.find(A, del.record._id))?.status).toBe('initial');
 
-    await manageDelete(deps, manage, { connectToken: del.secret, credentialId: 'cred-b' });
+    await deleteManagedPasskey(deps, manage, { connectToken: del.secret, credentialId: 'cred-b' });
     expect(ceremony.calls.deletePasskey.map((c) => c.input)).toEqual([{ userId, passkeyId: 'cre-2' }]);
     expect(ceremony.passkeys.get(userId)?.map((p) => p.id)).toEqual(['cre-1']);
     expect((await deps.connectTokens.find(A, del.record._id))?.status).toBe('consumed');
@@ -226,7 +226,7 @@ describe('F7 passkey management', () => {
     const del = await token('passkey-delete', 'gone@example.com');
     const refusal = notFound('credential_not_found', 'no such passkey');
     ceremony.failures.deletePasskey = refusal;
-    await expect(manageDelete(deps, manage, { connectToken: del.secret, credentialId: 'cre-77' })).rejects.toBe(refusal);
+    await expect(deleteManagedPasskey(deps, manage, { connectToken: del.secret, credentialId: 'cre-77' })).rejects.toBe(refusal);
     expect((await deps.connectTokens.find(A, del.record._id))?.status).toBe('initial');
   });
 });

@@ -4,15 +4,15 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, invalidArgument, notFound } from '../../runtime/errors.js';
-import { createProject } from '../src/domain/createProject.js';
-import { ensureUserForIdentifier } from '../src/domain/flows/ensureUserForIdentifier.js';
-import type { ConnectFlowDeps, FlowCall } from '../src/domain/flows/flowDeps.js';
-import { initFlow } from '../src/domain/flows/initFlow.js';
-import { loginFinish } from '../src/domain/flows/loginFinish.js';
-import { loginStart, type LoginStartInput } from '../src/domain/flows/loginStart.js';
-import { processIdOfToken } from '../src/domain/flows/processToken.js';
-import { verifyProjectToken } from '../src/domain/verifyProjectToken.js';
-import type { ClientSnapshot } from '../src/store/processes.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
+import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import { initFlow } from '../src/connect-flows/domain/initFlow.js';
+import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
+import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
+import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
+import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
+import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from './fakeServices.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
@@ -43,7 +43,7 @@ async function init(client: ClientSnapshot = CAPABLE_BROWSER, clientEnvHandle?: 
 }
 
 const start = (call: FlowCall, identifier: string, more: Partial<LoginStartInput> = {}) =>
-  loginStart(deps, call, { identifier, source: 'text-field', loadedMs: 120, loginConnectToken: '', ...more });
+  startLogin(deps, call, { identifier, source: 'text-field', loadedMs: 120, loginConnectToken: '', ...more });
 
 async function userWith(email: string, displayName?: string) {
   return (await ensureUserForIdentifier(deps, A, { type: 'email', value: email }, displayName)).user;
@@ -162,7 +162,7 @@ describe('F9 login finish', () => {
     ceremony.passkeyData = { id: 'cre-7', username: 'turing@example.com', challengeId: 'cha-7', ceremonyType: 'cda', aaguidDetails: { aaguid: 'a-1', name: 'iCloud Keychain', iconLight: 'l', iconDark: 'd' } };
     const { init: first, call } = await init();
     await start(call, 'turing@example.com');
-    const r = await loginFinish(deps, call, { isConditionalUI: false, assertionResponse: '{"id":"cred"}', loadedMs: 300 });
+    const r = await finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{"id":"cred"}', loadedMs: 300 });
 
     expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, assertionResponse: '{"id":"cred"}', trackingId: 'req-login', signPasskeyData: true });
     expect(r.signedPasskeyData).toBe('signed.passkey.data');
@@ -189,7 +189,7 @@ describe('F9 login finish', () => {
     const user = await userWith('noether@example.com');
     ceremony.passkeyData = { id: 'cre-8', userId: user._id, username: 'noether@example.com', challengeId: 'cha-8', ceremonyType: 'local' };
     const { call } = await init();
-    const r = await loginFinish(deps, call, { isConditionalUI: true, assertionResponse: '{"id":"c"}' });
+    const r = await finishLogin(deps, call, { isConditionalUI: true, assertionResponse: '{"id":"c"}' });
     expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: true, trackingId: 'req-login' });
     expect(r.operation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com', ceremonyType: 'local' });
     expect(await verifyProjectToken(deps, A, r.session, 'session')).toMatchObject({ sub: user._id, name: 'noether@example.com' });
@@ -200,12 +200,12 @@ describe('F9 login finish', () => {
     const { call } = await init();
     await start(call, 'curie@example.com');
     ceremony.failures.finishLogin = notFound('credential_not_found', 'no such passkey');
-    const r = await loginFinish(deps, call, { isConditionalUI: false, assertionResponse: '{}' });
+    const r = await finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' });
     expect(r).toEqual({ session: '', signedPasskeyData: '', fallback: { initFallback: true, identifier: 'curie@example.com', error: { code: 'credential_deleted', message: expect.any(String) } } });
 
     const { call: conditional } = await init();
     ceremony.mediationCredentialDeleted = true;
-    const c = await loginFinish(deps, conditional, { isConditionalUI: true, assertionResponse: '{}' });
+    const c = await finishLogin(deps, conditional, { isConditionalUI: true, assertionResponse: '{}' });
     expect(c).toEqual({ session: '', signedPasskeyData: '', fallback: { initFallback: true, error: { code: 'credential_deleted', message: expect.any(String) } } });
   });
 
@@ -215,15 +215,15 @@ describe('F9 login finish', () => {
     await start(call, 'lovelace@example.com');
     const refusal = invalidArgument('assertion_invalid', 'the signature does not verify');
     ceremony.failures.finishLogin = refusal;
-    await expect(loginFinish(deps, call, { isConditionalUI: false, assertionResponse: '{}' })).rejects.toBe(refusal);
+    await expect(finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' })).rejects.toBe(refusal);
     expect((await deps.processes.find(A, call.processId!))?.finished).toBeUndefined();
   });
 
   it('refuses a finish before the start, and one for a client the flow is not offered to', async () => {
     const { call } = await init();
-    expect(await rejection(loginFinish(deps, call, { isConditionalUI: false, assertionResponse: '{}' }))).toMatchObject({ kind: 'failed_precondition', type: 'login_not_started' });
+    expect(await rejection(finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' }))).toMatchObject({ kind: 'failed_precondition', type: 'login_not_started' });
     const { call: incapable } = await init(INCAPABLE_BROWSER);
-    expect(await rejection(loginFinish(deps, incapable, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'permission_denied', type: 'login_not_allowed' });
+    expect(await rejection(finishLogin(deps, incapable, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'permission_denied', type: 'login_not_allowed' });
     expect(ceremony.calls.finishLogin).toHaveLength(0);
     expect(ceremony.calls.finishMediation).toHaveLength(0);
   });
@@ -231,6 +231,6 @@ describe('F9 login finish', () => {
   it('refuses a passkey whose user was deleted in the meantime', async () => {
     ceremony.passkeyData = { id: 'cre-9', userId: 'usr-404', username: 'gone@example.com', challengeId: 'cha-9', ceremonyType: 'local' };
     const { call } = await init();
-    expect(await rejection(loginFinish(deps, call, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'failed_precondition', type: 'user_not_found' });
+    expect(await rejection(finishLogin(deps, call, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'failed_precondition', type: 'user_not_found' });
   });
 });

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { ConnectTokenService } from '../../../gen/passkeyauth/connect/v1/connect_token_service_pb.js';
 import { DomainError } from '../../runtime/errors.js';
-import type { ConnectTokenDeps } from '../src/domain/connectTokenDeps.js';
-import { createConnectToken, type CreateConnectTokenInput } from '../src/domain/createConnectToken.js';
-import { createProject } from '../src/domain/createProject.js';
-import { claimConnectToken, consumeConnectToken, hashConnectTokenSecret, releaseConnectToken } from '../src/domain/useConnectToken.js';
-import type { ConnectTokenStore } from '../src/store/connectTokens.js';
+import type { ConnectTokenDeps } from '../src/connect-tokens/domain/connectTokenDeps.js';
+import { createConnectToken, type CreateConnectTokenInput } from '../src/connect-tokens/domain/createConnectToken.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { claimConnectToken, consumeConnectToken, hashConnectTokenSecret, releaseConnectToken } from '../src/connect-tokens/domain/useConnectToken.js';
+import type { ConnectTokenStore } from '../src/connect-tokens/store/connectTokens.js';
 import { as, inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { listen } from '../../runtime/lifecycle.js';
-import { createProject, type CreatedProject } from '../src/domain/createProject.js';
+import { createProject, type CreatedProject } from '../src/projects/domain/createProject.js';
 import { createServer } from '../src/server.js';
 import { as, logger, metrics, startTestEnv, type TestEnv } from './support.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
-import { normalizeIdentifier } from '../src/domain/identifierRules.js';
-import type { IdentifierType } from '../src/store/identifiers.js';
+import { normalizeIdentifier } from '../src/users/domain/identifierRules.js';
+import type { IdentifierType } from '../src/users/store/identifiers.js';
 
 describe('identifier normalization', () => {
   const valid: Array<[IdentifierType, string, string]> = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, KeyDecryptionError, signingKeyAad } from '../src/domain/keyEncryption.js';
+import { decryptSecret, encryptSecret, KeyDecryptionError, signingKeyAad } from '../src/projects/domain/keyEncryption.js';
 
 const masterKey = Buffer.from('11'.repeat(32), 'hex');
 const otherMasterKey = Buffer.from('22'.repeat(32), 'hex');

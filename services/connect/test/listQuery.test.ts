@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
-import { parseIdentifierFilters, parseIdentifierSort, parsePaging } from '../src/domain/listQuery.js';
+import { parseIdentifierFilters, parseIdentifierSort, parsePaging } from '../src/users/domain/listQuery.js';
 
 function problemField(fn: () => unknown): string {
   try {

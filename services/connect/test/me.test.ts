@@ -16,9 +16,9 @@ import { failedPrecondition, invalidArgument, notFound } from '../../runtime/err
 import { toConnectError } from '../../runtime/interceptors.js';
 import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
-import { createProject } from '../src/domain/createProject.js';
-import { startSession } from '../src/domain/sessions/startSession.js';
-import type { IdentifierType } from '../src/store/identifiers.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { startSession } from '../src/sessions/domain/startSession.js';
+import type { IdentifierType } from '../src/users/store/identifiers.js';
 import { newId } from '../../runtime/ids.js';
 import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
 

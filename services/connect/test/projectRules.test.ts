@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
-import { frontendApiUrlFor, normalizeOrigin, normalizeOrigins, normalizeRpId } from '../src/domain/projectRules.js';
+import { frontendApiUrlFor, normalizeOrigin, normalizeOrigins, normalizeRpId } from '../src/projects/domain/projectRules.js';
 
 describe('origins', () => {
   it.each([

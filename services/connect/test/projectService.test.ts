@@ -2,10 +2,10 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { DomainError } from '../../runtime/errors.js';
-import { addOrigin } from '../src/domain/addOrigin.js';
-import { createProject, type CreatedProject } from '../src/domain/createProject.js';
-import { listProjects } from '../src/domain/listProjects.js';
-import { MAX_API_SECRETS, rotateSecret } from '../src/domain/rotateSecret.js';
+import { addOrigin } from '../src/projects/domain/addOrigin.js';
+import { createProject, type CreatedProject } from '../src/projects/domain/createProject.js';
+import { listProjects } from '../src/projects/domain/listProjects.js';
+import { MAX_API_SECRETS, rotateSecret } from '../src/projects/domain/rotateSecret.js';
 import { as, clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -7,9 +7,9 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
-import { createProject } from '../src/domain/createProject.js';
-import { updateEventSettings } from '../src/domain/updateEventSettings.js';
-import { updatePasskeySettings } from '../src/domain/updatePasskeySettings.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { updateEventSettings } from '../src/projects/domain/updateEventSettings.js';
+import { updatePasskeySettings } from '../src/projects/domain/updatePasskeySettings.js';
 import { clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;

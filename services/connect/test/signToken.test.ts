@@ -1,9 +1,9 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject } from '../src/domain/createProject.js';
-import { getProject, publicJwks } from '../src/domain/getProject.js';
-import { issueClientKey } from '../src/domain/issueClientKey.js';
-import { signToken } from '../src/domain/signToken.js';
+import { createProject } from '../src/projects/domain/createProject.js';
+import { getProject, publicJwks } from '../src/projects/domain/getProject.js';
+import { issueClientKey } from '../src/projects/domain/issueClientKey.js';
+import { signToken } from '../src/projects/domain/signToken.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

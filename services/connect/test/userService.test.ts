@@ -2,7 +2,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import type { Identifier } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import { createProject } from '../src/domain/createProject.js';
+import { createProject } from '../src/projects/domain/createProject.js';
 import { as, clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -11,18 +11,18 @@ import { parseArgs } from 'node:util';
 import { failedPrecondition } from '../../../runtime/errors.js';
 import { parseMasterKey } from '../../../runtime/masterKey.js';
 import { connectStore, databaseNameOf, type Store } from '../../../runtime/mongo.js';
-import { addOrigin } from '../domain/addOrigin.js';
-import { createProject, type CreateProjectInput } from '../domain/createProject.js';
-import { CLONE_DETECTION_POLICIES, cloneDetectionOf } from '../domain/cloneDetection.js';
-import { updatePasskeySettings } from '../domain/updatePasskeySettings.js';
-import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../domain/eventRetention.js';
-import { issueClientKey } from '../domain/issueClientKey.js';
-import { listProjects, type ProjectSummary } from '../domain/listProjects.js';
-import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../domain/projectDeps.js';
-import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../domain/projectRules.js';
-import { issueInvitation } from '../domain/flows/invitations.js';
-import { rotateSecret } from '../domain/rotateSecret.js';
-import { rotateSigningKey } from '../domain/rotateSigningKey.js';
+import { addOrigin } from '../projects/domain/addOrigin.js';
+import { createProject, type CreateProjectInput } from '../projects/domain/createProject.js';
+import { CLONE_DETECTION_POLICIES, cloneDetectionOf } from '../projects/domain/cloneDetection.js';
+import { updatePasskeySettings } from '../projects/domain/updatePasskeySettings.js';
+import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../projects/domain/eventRetention.js';
+import { issueClientKey } from '../projects/domain/issueClientKey.js';
+import { listProjects, type ProjectSummary } from '../projects/domain/listProjects.js';
+import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../projects/domain/projectDeps.js';
+import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../projects/domain/projectRules.js';
+import { issueInvitation } from '../connect-flows/domain/invitations.js';
+import { rotateSecret } from '../projects/domain/rotateSecret.js';
+import { rotateSigningKey } from '../projects/domain/rotateSigningKey.js';
 import {
   MAX_REFRESH_LIFETIME_SECONDS,
   MAX_SESSION_LIFETIME_SECONDS,
@@ -30,12 +30,12 @@ import {
   MIN_SESSION_LIFETIME_SECONDS,
   refreshLifetimeOf,
   sessionLifetimeOf,
-} from '../domain/sessions/sessionLifetimes.js';
-import { updateSessionSettings } from '../domain/sessions/updateSessionSettings.js';
-import { parseConnectFlags, updateConnectSettings } from '../domain/updateConnectSettings.js';
-import { updateEventSettings } from '../domain/updateEventSettings.js';
+} from '../sessions/domain/sessionLifetimes.js';
+import { updateSessionSettings } from '../sessions/domain/updateSessionSettings.js';
+import { parseConnectFlags, updateConnectSettings } from '../projects/domain/updateConnectSettings.js';
+import { updateEventSettings } from '../projects/domain/updateEventSettings.js';
 import { connectIndexes } from '../store/indexes.js';
-import { mongoProjectStore, type ProjectRecord } from '../store/projects.js';
+import { mongoProjectStore, type ProjectRecord } from '../projects/store/projects.js';
 
 /** The repository root, where `.local/master.key` lives. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');

@@ -1,5 +1,5 @@
 /**
- * The ceremony service behind connect's PasskeyCeremonies port (domain/passkeyCeremonies.ts):
+ * The ceremony service behind connect's PasskeyCeremonies port (connect-flows/domain/passkeyCeremonies.ts):
  * builds the ceremony's messages (clientInformation from the domain's CeremonyClient), carries the
  * call's identity as headers, reads the answers into the domain's plain types and turns errors
  * into DomainErrors (relayError.ts).
@@ -7,7 +7,7 @@
 import type { Client } from '@connectrpc/connect';
 import type { CeremonyService, Credential } from '../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import type { PasskeyData as PasskeyDataMessage } from '../../../../gen/passkeyauth/common/v1/passkey_pb.js';
-import type { Passkey, PasskeyCeremonies, PasskeyData } from '../domain/passkeyCeremonies.js';
+import type { Passkey, PasskeyCeremonies, PasskeyData } from '../connect-flows/domain/passkeyCeremonies.js';
 import { backendClientInformation } from './backendClientInformation.js';
 import { relayErrorsOf } from './relayError.js';
 import { serviceHeaders } from './serviceHeaders.js';

@@ -4,7 +4,7 @@
  * runtime/context.ts forwardHeaders() derives from a handler's context.
  */
 import { HEADERS } from '../../../runtime/context.js';
-import type { ServiceCall } from '../domain/passkeyCeremonies.js';
+import type { ServiceCall } from '../connect-flows/domain/passkeyCeremonies.js';
 
 export function serviceHeaders(call: ServiceCall): Record<string, string> {
   return {

@@ -1,14 +1,14 @@
 /** Every collection the connect service owns, with its indexes (created at start-up). */
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import { authProcessIndexes } from './authProcesses.js';
-import { clientEnvIndexes } from './clientEnvs.js';
-import { connectTokenIndexes } from './connectTokens.js';
-import { identifierIndexes } from './identifiers.js';
-import { identifierVerificationIndexes } from './identifierVerifications.js';
-import { meAppendIndexes } from './meAppends.js';
-import { processIndexes } from './processes.js';
-import { projectIndexes } from './projects.js';
-import { sessionIndexes } from './sessions.js';
-import { userIndexes } from './users.js';
+import { authProcessIndexes } from '../auth-flows/store/authProcesses.js';
+import { clientEnvIndexes } from '../connect-flows/store/clientEnvs.js';
+import { connectTokenIndexes } from '../connect-tokens/store/connectTokens.js';
+import { identifierIndexes } from '../users/store/identifiers.js';
+import { identifierVerificationIndexes } from '../me/store/identifierVerifications.js';
+import { meAppendIndexes } from '../me/store/meAppends.js';
+import { processIndexes } from '../connect-flows/store/processes.js';
+import { projectIndexes } from '../projects/store/projects.js';
+import { sessionIndexes } from '../sessions/store/sessions.js';
+import { userIndexes } from '../users/store/users.js';
 
 export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes };

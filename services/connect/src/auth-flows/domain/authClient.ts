@@ -1,0 +1,19 @@
+/** The ceremony's view of the browser in an auth process (what process/init reported, if it ran). */
+import type { AuthProcessRecord } from '../store/authProcesses.js';
+import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import { describeClient } from '../../connect-flows/domain/describeClient.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { CeremonyClient } from '../../connect-flows/domain/passkeyCeremonies.js';
+
+const UNKNOWN_CLIENT: ClientSnapshot = { uvpaAvailable: false, conditionalMediationAvailable: false, capabilities: {} };
+
+export function describeAuthClient(process: Pick<AuthProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall): CeremonyClient {
+  return describeClient({ client: process.client ?? UNKNOWN_CLIENT, clientEnvHandle: process.clientEnvHandle ?? '' }, call);
+}
+
+/** Whether to offer a passkey append: not when the browser said it cannot create one here. */
+export function canOfferAppend(process: Pick<AuthProcessRecord, 'client'>): boolean {
+  const c = process.client;
+  if (!c) return true;
+  return c.uvpaAvailable || c.capabilities.userVerifyingPlatformAuthenticator === true || c.capabilities.passkeyPlatformAuthenticator === true;
+}

@@ -1,0 +1,36 @@
+/**
+ * The end of a sign-up or login: the user becomes active, the identifier whose ownership the
+ * process proved becomes verified, the process is completed (it never moves again) and a session
+ * starts: the completed block carries the session token (shortSession) and the refresh token
+ * (longSession).
+ */
+import { failedPrecondition } from '../../../../runtime/errors.js';
+import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { startSession } from '../../sessions/domain/startSession.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advance } from './authProcess.js';
+import { completedBlock, type Block } from './blocks.js';
+
+/** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
+export function readyToComplete(p: AuthProcessRecord): boolean {
+  if (!p.userId) return false;
+  return p.authType === 'signup' ? p.passkeyAppended || p.verified : p.passkeyUsed || p.verified;
+}
+
+/** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */
+export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], proof: Partial<AuthProcessRecord> = {}): Promise<Block> {
+  if (!readyToComplete({ ...process, ...proof })) throw failedPrecondition('process_not_ready', 'the process has not verified the user yet (passkey or code)');
+  const done = await advance(deps, process, from, { ...proof, block: 'completed', status: 'completed' });
+  const now = deps.now();
+  const userId = done.userId!;
+  const user = await deps.users.find(call.projectId, userId);
+  if (user?.status === 'pending') await deps.users.updateStatus(call.projectId, userId, 'active', now);
+  if (done.verified && done.identifier) await deps.identifiers.updateStatus(call.projectId, userId, done.identifier.id, 'verified', now, 'pending');
+  const session = await startSession(deps, { projectId: call.projectId, userId, withRefreshToken: true });
+  const operation =
+    done.passkeyAppended || done.passkeyUsed
+      ? { operationType: done.passkeyAppended ? 'append' : 'verify', identifierValue: done.identifier?.value ?? '', identifierType: done.identifier?.type ?? '', ceremonyType: done.ceremonyType ?? 'local' }
+      : undefined;
+  return completedBlock(done.authType, { shortSession: session.sessionToken, longSession: session.refreshToken ?? '', ...(operation ? { passkeyOperation: operation } : {}) });
+}

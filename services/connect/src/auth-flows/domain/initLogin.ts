@@ -1,0 +1,49 @@
+/**
+ * F2: login with an identifier. A malformed or unknown identifier comes back as the login-init
+ * block with fieldError (the page shows it next to the field); nothing else is revealed. A known
+ * user gets passkey-verify when a passkey login is possible (with the code as alternative), else
+ * the code is sent at once and the verification block follows. Usernames have no code, so a user
+ * known only by username without a passkey gets fieldError.
+ */
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { findUserByIdentifier } from '../../connect-flows/domain/findUserByIdentifier.js';
+import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifier.js';
+import type { IdentifierType } from '../../users/store/identifiers.js';
+import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advance } from './authProcess.js';
+import { loginInitBlock, type Block } from './blocks.js';
+import { offerLogin } from './offerPasskey.js';
+import { defaultMethod, sendCode } from './sendCode.js';
+import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
+
+export async function initLogin(deps: AuthFlowDeps, call: FlowCall, input: { identifierValue: string; isPhone: boolean }): Promise<{ block: Block } & Pick<StartedProcess, 'newProcess'>> {
+  const started = await startAuthProcess(deps, call, { authType: 'login', block: 'login-init' });
+  const withNew = (block: Block) => ({ block, ...(started.newProcess ? { newProcess: started.newProcess } : {}) });
+  const fieldError = (code: string, message: string) => withNew(loginInitBlock({ identifierValue: input.identifierValue, isPhone: input.isPhone, fieldError: { code, message } }));
+
+  const identifier = input.isPhone ? phone(input.identifierValue) : classifyIdentifier(input.identifierValue);
+  if (!identifier) return fieldError('identifier_invalid', input.isPhone ? 'enter a phone number in E.164 format (e.g. +4915112345678)' : 'enter an email address, phone number or username');
+  const user = await findUserByIdentifier(deps, call.projectId, identifier);
+  if (!user || user.status === 'disabled') return fieldError('identifier_not_found', 'no account with this identifier; sign up instead');
+  const record = await deps.identifiers.findByValue(call.projectId, identifier.type, identifier.value);
+
+  const process = await advance(deps, started.process, FIRST_BLOCKS, {
+    authType: 'login',
+    userId: user._id,
+    identifier: { id: record!._id, type: identifier.type, value: identifier.value },
+  });
+  const passkey = await offerLogin(deps, call, process, FIRST_BLOCKS);
+  if (passkey) return withNew(passkey);
+  const method = defaultMethod(process);
+  if (!method) return fieldError('passkey_required', 'this account logs in with a passkey only, and none is available here');
+  return withNew(await sendCode(deps, call, process, FIRST_BLOCKS, method));
+}
+
+function phone(value: string): { type: IdentifierType; value: string } | null {
+  try {
+    return { type: 'phone', value: normalizeIdentifier('phone', value) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * /v2/auth/process/init: starts an auth process from what the browser says about itself; the
+ * first block is login-init (with a conditional-UI challenge when the browser supports passkey
+ * autofill) or signup-init when the page prefers it.
+ */
+import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { describeAuthClient } from './authClient.js';
+import { loginInitBlock, signupInitBlock, type Block } from './blocks.js';
+import { startAuthProcess } from './startAuthProcess.js';
+
+export interface InitializedAuth {
+  token: string;
+  expiresAt: number;
+  newClientEnvHandle?: string;
+  block: Block;
+}
+
+export interface ProcessInitInput {
+  /** What the browser said about itself, and the client environment handle it holds, if any. */
+  client: ClientSnapshot;
+  clientEnvHandle: string | undefined;
+  preferredBlock: string;
+}
+
+export async function initProcess(deps: AuthFlowDeps, call: FlowCall, input: ProcessInitInput): Promise<InitializedAuth> {
+  const client = input.client;
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
+  const signup = input.preferredBlock === 'signup-init';
+  // A new process always: process/init is how a page starts over.
+  const { process, newProcess } = await startAuthProcess(deps, { ...call, processId: undefined }, {
+    authType: signup ? 'signup' : 'login',
+    block: signup ? 'signup-init' : 'login-init',
+    client,
+    clientEnvHandle: env.handle,
+  });
+  let block: Block;
+  if (signup) block = signupInitBlock({ identifiers: [] });
+  else {
+    let conditionalUIChallenge: string | undefined;
+    if (client.conditionalMediationAvailable) {
+      const m = await deps.ceremony.startMediation(call, { client: describeAuthClient(process, call), processId: process._id });
+      if (m.loginAllow) conditionalUIChallenge = m.assertionOptions;
+    }
+    block = loginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });
+  }
+  return { token: newProcess!.token, expiresAt: newProcess!.expiresAt, ...(issued ? { newClientEnvHandle: env.handle } : {}), block };
+}

@@ -1,0 +1,43 @@
+/**
+ * The passkey blocks: passkey-append with fresh attestation options (after sign-up, or after a
+ * login without passkeys), passkey-verify with assertion options over the user's passkeys. Each
+ * offers the code verification of the identifier as its alternative where there is one.
+ */
+import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advance } from './authProcess.js';
+import { describeAuthClient } from './authClient.js';
+import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blocks.js';
+import { verifyAlternative } from './sendCode.js';
+
+export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {
+  const identifier = process.identifier!;
+  const started = await deps.ceremony.startAppend(call, {
+    userId: process.userId!,
+    processId: process._id,
+    username: identifier.value,
+    client: describeAuthClient(process, call),
+    // The page shows the append as a step of the flow; the user decides there (or skips).
+    forcePasskeyAppend: true,
+    situation: 'default',
+  });
+  const moved = await advance(deps, process, from, { block: 'passkey-append' });
+  const variant = started.decisionInsights?.variant;
+  return passkeyAppendBlock(
+    moved.authType,
+    { attestationOptions: started.attestationOptions, identifierValue: identifier.value, identifierType: identifier.type, ...(variant ? { variant } : {}) },
+    moved.verified ? [] : verifyAlternative(moved),
+  );
+}
+
+/** passkey-verify when the user has a passkey login here; null when not (the caller falls back to a code). */
+export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block | null> {
+  const started = await deps.ceremony.startLogin(call, { userId: process.userId!, client: describeAuthClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
+  if (!started.loginAllow) return null;
+  const moved = await advance(deps, process, from, { block: 'passkey-verify' });
+  return passkeyVerifyBlock(
+    { assertionOptions: started.assertionOptions, identifierValue: moved.identifier!.value, cda: started.decisionInsights?.isCdaCandidate ?? false },
+    verifyAlternative(moved),
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * Sends a one-time code (or link) for the process's identifier through the challenge service and
+ * answers the verification block. The challenge service hashes, limits and delivers it; the
+ * process keeps only the challenge's ID. Resends are possible after RESEND_AFTER_SECONDS.
+ */
+import { invalidArgument } from '../../../../runtime/errors.js';
+import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { CodeChannel } from './oneTimeCodes.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advance } from './authProcess.js';
+import { verifyBlock, type Block } from './blocks.js';
+
+export const RESEND_AFTER_SECONDS = 30;
+
+const CHALLENGE_TYPE: Record<VerificationMethod, CodeChannel> = { 'email-otp': 'email_otp', 'email-link': 'email_link', 'phone-otp': 'sms_otp' };
+
+/** The verification a process's identifier allows, or null (usernames cannot be verified). */
+export function defaultMethod(process: Pick<AuthProcessRecord, 'identifier'>): VerificationMethod | null {
+  if (process.identifier?.type === 'email') return 'email-otp';
+  if (process.identifier?.type === 'phone') return 'phone-otp';
+  return null;
+}
+
+export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], method: VerificationMethod): Promise<Block> {
+  const identifier = process.identifier;
+  const wanted = method === 'phone-otp' ? 'phone' : 'email';
+  if (!process.userId || !identifier || identifier.type !== wanted) {
+    throw invalidArgument('validation_error', `this process has no ${wanted} identifier to verify`, [{ field: 'identifierType', message: `the process has no ${wanted} identifier` }]);
+  }
+  const sent = await deps.challenges.send(call, { userId: process.userId, channel: CHALLENGE_TYPE[method], identifierValue: identifier.value });
+  const now = deps.now();
+  const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
+  await advance(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
+  return verifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
+}
+
+/** The block that offers a code instead (the alternative to a passkey block), if the identifier allows one. */
+export function verifyAlternative(process: Pick<AuthProcessRecord, 'identifier' | 'authType'>): Block[] {
+  const method = defaultMethod(process);
+  return method && process.identifier ? [verifyBlock(process.authType, { method, identifier: process.identifier.value })] : [];
+}

@@ -1,0 +1,114 @@
+/** AuthFlowService RPCs (frontend /v2/auth/*): proto ⇄ domain mapping only. */
+import { create, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  AuthFlowService,
+  AuthLoginInitResponseSchema,
+  BlockSkipResponseSchema,
+  IdentifierVerifyFinishResponseSchema,
+  IdentifierVerifyStartResponseSchema,
+  PasskeyAppendFinishResponseSchema,
+  PasskeyAppendStartResponseSchema,
+  PasskeyLoginFinishResponseSchema,
+  PasskeyLoginStartResponseSchema,
+  PasskeyMediationFinishResponseSchema,
+  ProcessCompleteResponseSchema,
+  ProcessInitResponseSchema,
+  SignupInitResponseSchema,
+  type BlockBodySchema,
+  type ProcessResponseSchema,
+} from '../../../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
+import type { AuthFlowDeps } from '../domain/authDeps.js';
+import type { Block } from '../domain/blocks.js';
+import { initLogin } from '../domain/initLogin.js';
+import { passkeyAppendFinish, passkeyAppendStart, passkeyLoginFinish, passkeyLoginStart, passkeyMediationFinish } from '../domain/passkeySteps.js';
+import { initProcess } from '../domain/initProcess.js';
+import { initSignup } from '../domain/initSignup.js';
+import { processComplete, skipBlock } from '../domain/skipAndComplete.js';
+import { identifierVerifyFinish, identifierVerifyStart } from '../domain/verifySteps.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { flowCall } from '../../connect-flows/handlers/flowCall.js';
+import { getProject } from '../../projects/domain/getProject.js';
+
+
+const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
+  block: b.block,
+  authType: b.authType,
+  data: b.data as JsonObject,
+  alternatives: b.alternatives.map(blockMessage),
+  ...(b.error ? { error: b.error } : {}),
+});
+
+export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
+  /** The Block response: the block, the project's common facts, and newProcess when the call started one. */
+  async function answer(call: FlowCall, block: Block, newProcess?: { token: string; expiresAt: number }): Promise<MessageInitShape<typeof ProcessResponseSchema>> {
+    const project = await getProject(deps, call.projectId);
+    return {
+      blockBody: blockMessage(block),
+      common: { appName: project.appName, frontendApiUrl: project.frontendApiUrl, hideBadge: false, environment: project.environment },
+      ...(newProcess ? { newProcess: { token: newProcess.token, expiresAt: BigInt(newProcess.expiresAt) } } : {}),
+    };
+  }
+
+  return {
+    async processInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await initProcess(deps, call, { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle, preferredBlock: req.preferredBlock });
+      return create(ProcessInitResponseSchema, {
+        token: r.token,
+        expiresAt: BigInt(r.expiresAt),
+        newClientEnvHandle: r.newClientEnvHandle,
+        processResponse: await answer(call, r.block),
+      });
+    },
+    async signupInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await initSignup(deps, call, { identifiers: req.identifiers.map((i) => ({ type: i.type, identifier: i.identifier })), ...(req.fullName !== undefined ? { fullName: req.fullName } : {}) });
+      return create(SignupInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async authLoginInit(req, ctx) {
+      const call = flowCall(ctx);
+      const r = await initLogin(deps, call, { identifierValue: req.identifierValue, isPhone: req.isPhone ?? false });
+      return create(AuthLoginInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async passkeyAppendStart(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await passkeyAppendStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+    },
+    async passkeyAppendFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyAppendFinishResponseSchema, { processResponse: await answer(call, await passkeyAppendFinish(deps, call, req.signedChallenge)) });
+    },
+    async passkeyLoginStart(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await passkeyLoginStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+    },
+    async passkeyLoginFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyLoginFinishResponseSchema, { processResponse: await answer(call, await passkeyLoginFinish(deps, call, req.signedChallenge)) });
+    },
+    async passkeyMediationFinish(req, ctx) {
+      const call = flowCall(ctx);
+      return create(PasskeyMediationFinishResponseSchema, { processResponse: await answer(call, await passkeyMediationFinish(deps, call, req.signedChallenge)) });
+    },
+    async identifierVerifyStart(req, ctx) {
+      const call = flowCall(ctx);
+      const block = await identifierVerifyStart(deps, call, { identifierType: req.identifierType, verificationType: req.verificationType });
+      return create(IdentifierVerifyStartResponseSchema, { processResponse: await answer(call, block) });
+    },
+    async identifierVerifyFinish(req, ctx) {
+      const call = flowCall(ctx);
+      const block = await identifierVerifyFinish(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
+      return create(IdentifierVerifyFinishResponseSchema, { processResponse: await answer(call, block) });
+    },
+    async blockSkip(_req, ctx) {
+      const call = flowCall(ctx);
+      return create(BlockSkipResponseSchema, { processResponse: await answer(call, await skipBlock(deps, call)) });
+    },
+    async processComplete(_req, ctx) {
+      const call = flowCall(ctx);
+      return create(ProcessCompleteResponseSchema, { processResponse: await answer(call, await processComplete(deps, call)) });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/** Auth processes of the passkey-first sign-up and login (F1, F2 and their blocks); scoped by project. */
+import type { Collection, Db } from 'mongodb';
+import type { IndexPlan } from '../../../../runtime/mongo.js';
+import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+
+export type AuthType = 'signup' | 'login';
+export type BlockType = 'signup-init' | 'login-init' | 'passkey-append' | 'passkey-verify' | 'email-verify' | 'phone-verify' | 'passkey-appended' | 'completed';
+export type VerificationMethod = 'email-otp' | 'email-link' | 'phone-otp';
+
+export interface AuthProcessRecord {
+  /** `apr-` and 20 digits; the process token's `sub`. */
+  _id: string;
+  projectId: string;
+  status: 'active' | 'completed';
+  authType: AuthType;
+  /** The block the page shows now; every step moves it with a guarded update. */
+  block: BlockType;
+  client?: ClientSnapshot;
+  clientEnvHandle?: string;
+  /** The user the flow is for (created pending at sign-up, found at login). */
+  userId?: string;
+  /** The identifier the flow runs on: the one typed at login, the first (email first) at sign-up. */
+  identifier?: { id: string; type: IdentifierType; value: string };
+  /** Sign-up: every identifier created for the user. */
+  identifierIds?: string[];
+  /** Ownership of `identifier` proven in this process (a code or link). */
+  verified: boolean;
+  /** A passkey was created (sign-up or after login) or used (login) in this process. */
+  passkeyAppended: boolean;
+  passkeyUsed: boolean;
+  /** The ceremony type of the passkey appended or used (for passkeyOperation). */
+  ceremonyType?: string;
+  /** The pending challenge of a verification block. */
+  challenge?: { id: string; method: VerificationMethod; sentAt: Date };
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date;
+}
+
+export interface AuthProcessStore {
+  insert(record: AuthProcessRecord): Promise<void>;
+  find(projectId: string, id: string): Promise<AuthProcessRecord | null>;
+  /**
+   * Moves an active, unexpired process on, but only from one of the blocks given: of two racing
+   * steps one wins, and a finished or expired process never moves again. Null when nothing matched.
+   */
+  advance(projectId: string, id: string, from: readonly BlockType[], set: Partial<AuthProcessRecord>, now: Date): Promise<AuthProcessRecord | null>;
+}
+
+const KEEP_AFTER_EXPIRY_SECONDS = 86_400;
+
+export const authProcessIndexes: IndexPlan = {
+  auth_processes: [
+    { key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: KEEP_AFTER_EXPIRY_SECONDS },
+    { key: { projectId: 1, createdAt: 1 }, name: 'project_created' },
+  ],
+};
+
+export function mongoAuthProcessStore(db: Db): AuthProcessStore {
+  const coll: Collection<AuthProcessRecord> = db.collection('auth_processes');
+  return {
+    async insert(record) {
+      await coll.insertOne(record);
+    },
+    find(projectId, id) {
+      return coll.findOne({ _id: id, projectId });
+    },
+    advance(projectId, id, from, set, now) {
+      return coll.findOneAndUpdate(
+        { _id: id, projectId, status: 'active', expiresAt: { $gt: now }, block: { $in: [...from] } },
+        { $set: { ...set, updatedAt: now } },
+        { returnDocument: 'after' },
+      );
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Whether a connect flow may be offered to a client (loginAllowed / appendAllowed / manageAllowed).
+ *
+ * The project's roll-out comes first: "nobody" closes every flow, "invited" opens them only for
+ * clients that present a valid invitation, "everyone" for all. Then the client's capabilities:
+ * - login needs some way to use a passkey here: a platform authenticator, conditional mediation
+ *   (a password manager or the platform offers passkeys) or hybrid transport (a phone);
+ * - append creates a passkey on this device, so it needs a user-verifying platform authenticator
+ *   (the application's fallback login stays for everyone else);
+ * - management lists and deletes passkeys and needs no WebAuthn at all.
+ */
+import type { ConnectRollout } from '../../projects/store/projects.js';
+import type { ClientSnapshot, ConnectFlow } from '../store/processes.js';
+
+export function rolloutOpen(rollout: ConnectRollout, invited: boolean): boolean {
+  if (rollout === 'nobody') return false;
+  if (rollout === 'invited') return invited;
+  return true;
+}
+
+export function decideFlowAllowed(flow: ConnectFlow, client: ClientSnapshot, open: boolean): boolean {
+  if (!open) return false;
+  const caps = client.capabilities;
+  const platform = client.uvpaAvailable || caps.userVerifyingPlatformAuthenticator === true || caps.passkeyPlatformAuthenticator === true;
+  switch (flow) {
+    case 'login':
+      return platform || client.conditionalMediationAvailable || caps.hybridTransport === true;
+    case 'append':
+      return platform;
+    case 'manage':
+      return true;
+  }
+}

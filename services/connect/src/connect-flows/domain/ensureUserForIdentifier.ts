@@ -1,0 +1,34 @@
+/**
+ * The user of a connect token's identifier, created on first use: the application's server vouched
+ * for this identifier (it issued the token for its signed-in user), so the identifier is stored as
+ * verified. Two first appends racing for one identifier are settled by the identifiers' unique
+ * index: the loser removes the user it created and takes the winner's.
+ */
+import { newId } from '../../../../runtime/ids.js';
+import type { UserRecord } from '../../users/store/users.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import { findUserByIdentifier } from './findUserByIdentifier.js';
+import type { LoginIdentifier } from './classifyIdentifier.js';
+
+export async function ensureUserForIdentifier(
+  deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,
+  projectId: string,
+  identifier: LoginIdentifier,
+  displayName: string | undefined,
+): Promise<{ user: UserRecord; created: boolean }> {
+  const existing = await findUserByIdentifier(deps, projectId, identifier);
+  if (existing) return { user: existing, created: false };
+
+  const now = deps.now();
+  const name = displayName?.trim().slice(0, 256);
+  const user: UserRecord = { _id: newId('usr'), projectId, status: 'active', ...(name ? { fullName: name } : {}), createdAt: now, updatedAt: now };
+  await deps.users.insert(user);
+  const outcome = await deps.identifiers.insert({ _id: newId('ide'), projectId, userId: user._id, type: identifier.type, value: identifier.value, status: 'verified', createdAt: now, updatedAt: now });
+  if (outcome === 'created') return { user, created: true };
+
+  await deps.users.delete(projectId, user._id);
+  const winner = await findUserByIdentifier(deps, projectId, identifier);
+  // The identifier exists (the insert said so) but its user is gone: a user deletion raced us.
+  if (!winner) throw new Error(`identifier of type ${identifier.type} exists without a user in project ${projectId}`);
+  return { user: winner, created: false };
+}

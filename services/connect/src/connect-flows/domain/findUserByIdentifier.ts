@@ -1,0 +1,10 @@
+import type { UserRecord } from '../../users/store/users.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { LoginIdentifier } from './classifyIdentifier.js';
+
+/** The project's user an identifier belongs to, or null (unknown identifier, or a dangling one). */
+export async function findUserByIdentifier(deps: Pick<ConnectFlowDeps, 'identifiers' | 'users'>, projectId: string, identifier: LoginIdentifier): Promise<UserRecord | null> {
+  const found = await deps.identifiers.findByValue(projectId, identifier.type, identifier.value);
+  if (!found) return null;
+  return deps.users.find(projectId, found.userId);
+}

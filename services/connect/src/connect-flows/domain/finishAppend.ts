@@ -1,0 +1,58 @@
+/**
+ * F10: verifies the attestation with the ceremony service and consumes the connect token. The
+ * token is consumed first, so two finishes (or two tabs) can never store two passkeys with one
+ * token; if the ceremony then refuses the response (nothing stored: the user may retry with
+ * completionType manual-retry), the token is released again. After an outage the outcome is
+ * unknown, and the token stays consumed: failing closed costs one new token.
+ */
+import type { JsonObject } from '@bufbuild/protobuf';
+import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
+import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { findActiveProcess } from './findActiveProcess.js';
+import { describeClient } from './describeClient.js';
+import { isClientFailure } from './ceremonyErrors.js';
+import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './passkeyOperation.js';
+
+export interface AppendFinishInput {
+  attestationResponse: string;
+  completionType: string;
+  customData?: JsonObject;
+}
+
+/** customData is recorded with the process; bounded so a page cannot store arbitrary amounts. */
+const MAX_CUSTOM_DATA_BYTES = 4096;
+
+export async function finishAppend(deps: ConnectFlowDeps, call: FlowCall, input: AppendFinishInput): Promise<PasskeyOperationResult> {
+  const process = await findActiveProcess(deps, call, 'append');
+  if (!process.userId || !process.identifier || !process.appendTokenId) throw failedPrecondition('append_not_started', 'call /v2/connect/append/start before finishing an append');
+  if (input.customData && Buffer.byteLength(JSON.stringify(input.customData)) > MAX_CUSTOM_DATA_BYTES) {
+    throw invalidArgument('validation_error', `customData must be at most ${MAX_CUSTOM_DATA_BYTES} bytes of JSON`, [{ field: 'customData', message: `must be at most ${MAX_CUSTOM_DATA_BYTES} bytes of JSON` }]);
+  }
+  const tokenRef = { projectId: call.projectId, tokenId: process.appendTokenId, processId: process._id };
+  await consumeConnectToken(deps, tokenRef);
+
+  let finished;
+  try {
+    finished = await deps.ceremony.finishAppend(call, {
+      userId: process.userId,
+      processId: process._id,
+      attestationResponse: input.attestationResponse,
+      trackingId: call.requestId,
+      client: describeClient(process, call),
+    });
+  } catch (err) {
+    if (isClientFailure(err)) await releaseConnectToken(deps, tokenRef);
+    throw err;
+  }
+
+  const operation = passkeyOperation('append', process.identifier, finished.passkeyData);
+  await deps.processes.update(
+    call.projectId,
+    process._id,
+    { finished: { operation: 'append', completionType: input.completionType, ...(input.customData ? { customData: input.customData } : {}), at: deps.now() } },
+    deps.now(),
+  );
+  await rememberOperation(deps, call.projectId, process.clientEnvHandle, operation);
+  return operation;
+}

@@ -1,0 +1,100 @@
+/**
+ * F5/F6/F7: starts a connect process. Resolves the client environment, evaluates the project's
+ * roll-out (with the invitation, if any) and the client's capabilities, stores the process and
+ * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
+ */
+import type { JsonObject } from '@bufbuild/protobuf';
+import { newId } from '../../../../runtime/ids.js';
+import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../store/processes.js';
+import { getProject } from '../../projects/domain/getProject.js';
+import { encodeClientState } from './encodeClientState.js';
+import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
+import { describeClient } from './describeClient.js';
+import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { clientFlags, mergeFlags } from './flowFlags.js';
+import { isValidInvitation } from './invitations.js';
+import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
+import { signProcessToken } from './processToken.js';
+import { resolveClientEnv } from './resolveClientEnv.js';
+
+/** The flag connect UIs read to decide whether to start passkey autofill. */
+export const CONDITIONAL_UI_FLAG = 'conditional-ui-allowed';
+
+export interface InitFlowInput {
+  flow: ConnectFlow;
+  /** What the browser said about itself. */
+  client: ClientSnapshot;
+  /** The client environment handle the browser holds from an earlier answer, if any. */
+  clientEnvHandle: string | undefined;
+  flags: JsonObject;
+  invitationToken: string;
+  situation?: string;
+}
+
+export interface InitializedFlow {
+  processToken: string;
+  /** Seconds since the Unix epoch. */
+  expiresAt: number;
+  frontendApiUrl: string;
+  allowed: boolean;
+  flags: Record<string, string>;
+  newClientEnvHandle?: string;
+  newClientState?: string;
+  conditionalUIChallenge?: string;
+}
+
+export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: InitFlowInput): Promise<InitializedFlow> {
+  const flags = clientFlags(input.flags);
+  const project = await getProject(deps, call.projectId);
+  const client = input.client;
+  const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
+  const invited = await isValidInvitation(deps, call.projectId, input.invitationToken);
+  const allowed = decideFlowAllowed(input.flow, client, rolloutOpen(project.connectRollout ?? 'everyone', invited));
+
+  const now = deps.now();
+  const lifetime = PROCESS_LIFETIME_SECONDS[input.flow];
+  // Whole seconds, so the stored expiry and the token's `exp` are the same instant.
+  const expiresAt = Math.floor(now.getTime() / 1000) + lifetime;
+  const process: ProcessRecord = {
+    _id: newId('cpr'),
+    projectId: call.projectId,
+    flow: input.flow,
+    status: 'active',
+    allowed,
+    clientEnvHandle: env.handle,
+    client,
+    userAgent: call.userAgent,
+    remoteAddress: call.clientAddress,
+    invited,
+    ...(input.situation ? { situation: input.situation } : {}),
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(expiresAt * 1000),
+  };
+  await deps.processes.insert(process);
+  const processToken = await signProcessToken(deps, call.projectId, process._id, expiresAt - Math.floor(deps.now().getTime() / 1000) || 1);
+
+  const result: InitializedFlow = {
+    processToken,
+    expiresAt,
+    frontendApiUrl: project.frontendApiUrl,
+    allowed,
+    flags: mergeFlags(flags, project.connectFlags),
+  };
+  if (issued) result.newClientEnvHandle = env.handle;
+  else if (input.flow !== 'manage') {
+    const state = encodeClientState(env);
+    if (state) result.newClientState = state;
+  }
+  if (input.flow === 'login') {
+    if (allowed && client.conditionalMediationAvailable) {
+      const started = await deps.ceremony.startMediation(call, { client: describeClient(process, call), processId: process._id });
+      if (started.loginAllow) result.conditionalUIChallenge = started.assertionOptions;
+    }
+    // The published connect UI (@corbado/connect-react) starts autofill only when this flag is
+    // "true", and the web SDK keeps flags between inits, so it always says what this answer's
+    // conditionalUIChallenge says. A project flag of the same name still wins.
+    if (project.connectFlags?.[CONDITIONAL_UI_FLAG] === undefined) result.flags[CONDITIONAL_UI_FLAG] = result.conditionalUIChallenge ? 'true' : 'false';
+  }
+  return result;
+}

@@ -1,0 +1,14 @@
+/**
+ * Session tokens after a connect passkey login (F9): a session of the sessions module without a
+ * refresh token (the application's own session takes over from there), so the token carries a
+ * `sid` like every session token and logout or /v2/me/* can name it. Claims: see
+ * sessions/domain/signSessionToken.ts; `name` is the one the login chose (full name, else the
+ * identifier the user logged in with).
+ */
+import { startSession } from '../../sessions/domain/startSession.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+
+export async function issueSession(deps: ConnectFlowDeps, projectId: string, user: { id: string; name: string }): Promise<string> {
+  const started = await startSession(deps, { projectId, userId: user.id, withRefreshToken: false, name: user.name });
+  return started.sessionToken;
+}

@@ -1,0 +1,75 @@
+/**
+ * /v2/connect/manage/list: the passkeys of the user a passkey-list connect token names. Listing
+ * is the token's one use, so it is consumed; an identifier unknown to us has no passkeys. The
+ * answer also carries the RP ID and the user handle, which the web SDK hands to
+ * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
+ */
+import { permissionDenied } from '../../../../runtime/errors.js';
+import { getProject } from '../../projects/domain/getProject.js';
+import type { Passkey } from './passkeyCeremonies.js';
+import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { findActiveProcess } from './findActiveProcess.js';
+import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { findUserByIdentifier } from './findUserByIdentifier.js';
+import { classifyIdentifier } from './classifyIdentifier.js';
+
+export interface ManagedPasskey {
+  credential: Passkey;
+  createdMs: number;
+  lastUsedMs: number;
+}
+
+export interface PasskeyList {
+  passkeys: ManagedPasskey[];
+  rpId: string;
+  userHandle: string;
+}
+
+/** The ceremony lists at most this many per page; a user with more is paged through. */
+const PAGE_SIZE = 100;
+
+export async function listManagedPasskeys(deps: ConnectFlowDeps, call: FlowCall, connectToken: string): Promise<PasskeyList> {
+  const process = await findActiveProcess(deps, call, 'manage');
+  if (!process.allowed) throw permissionDenied('manage_not_allowed', 'passkey management is not offered to this client');
+  const project = await getProject(deps, call.projectId);
+  const token = await claimConnectToken(deps, { projectId: call.projectId, secret: connectToken, type: 'passkey-list', processId: process._id });
+  const ref = { projectId: call.projectId, tokenId: token._id, processId: process._id };
+  await consumeConnectToken(deps, ref);
+  try {
+    const identifier = classifyIdentifier(token.identifier);
+    const user = identifier ? await findUserByIdentifier(deps, call.projectId, identifier) : null;
+    if (!user) return { passkeys: [], rpId: project.rpId, userHandle: '' };
+    const credentials = await allPasskeys(deps, call, user._id);
+    const userHandle = await deps.ceremony.getUserHandle(call, user._id);
+    await deps.processes.update(call.projectId, process._id, { userId: user._id, ...(identifier ? { identifier } : {}) }, deps.now());
+    return {
+      passkeys: credentials.map(managedPasskeyOf),
+      rpId: project.rpId,
+      userHandle,
+    };
+  } catch (err) {
+    // Nothing was shown: the page may list again with the same token.
+    await releaseConnectToken(deps, ref);
+    throw err;
+  }
+}
+
+export async function allPasskeys(deps: Pick<ConnectFlowDeps, 'ceremony'>, call: FlowCall, userId: string): Promise<Passkey[]> {
+  const out: Passkey[] = [];
+  for (let page = 1; ; page++) {
+    const r = await deps.ceremony.listPasskeys(call, { userId, page, pageSize: PAGE_SIZE });
+    out.push(...r.passkeys);
+    if (page >= r.totalPages || r.passkeys.length === 0) return out;
+  }
+}
+
+/** A passkey as the connect manage list and /v2/me/passkeys show it: with its times in milliseconds. */
+export function managedPasskeyOf(credential: Passkey): ManagedPasskey {
+  return { credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) };
+}
+
+/** The ceremony's timestamps are yyyy-MM-ddTHH:mm:ss in UTC. */
+function utcMillis(timestamp: string): number {
+  const ms = Date.parse(`${timestamp}Z`);
+  return Number.isNaN(ms) ? 0 : ms;
+}

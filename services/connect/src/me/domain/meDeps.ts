@@ -1,0 +1,22 @@
+/** What the signed-in user's endpoints (/v2/me/*) need: the connect flows' deps, the challenge service and two small stores. */
+import type { IdentifierVerificationStore } from '../store/identifierVerifications.js';
+import type { MeAppendStore } from '../store/meAppends.js';
+import type { SessionStore } from '../../sessions/store/sessions.js';
+import type { ConnectFlowDeps, FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { OneTimeCodes } from '../../auth-flows/domain/oneTimeCodes.js';
+
+export interface MeDeps extends ConnectFlowDeps {
+  sessions: SessionStore;
+  challenges: OneTimeCodes;
+  meAppends: MeAppendStore;
+  identifierVerifications: IdentifierVerificationStore;
+}
+
+/**
+ * A call with a session token, as the gateway established it: the token's `sub` and `sid`. Both
+ * are "" when the call did not carry them (a token of another kind, or a call around the gateway).
+ */
+export interface MeCall extends FlowCall {
+  userId: string;
+  sessionId: string;
+}

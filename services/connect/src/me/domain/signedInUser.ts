@@ -1,0 +1,20 @@
+/**
+ * The user of a /v2/me/* call: the session token's `sub`, while its session (`sid`) is active.
+ * A signed token alone is not enough: after a logout (or a refresh-token reuse) the session ends
+ * and its still-unexpired session tokens must stop working, so every call checks the session.
+ */
+import { unauthenticated } from '../../../../runtime/errors.js';
+import type { UserRecord } from '../../users/store/users.js';
+import { requireActiveSession } from '../../sessions/domain/requireActiveSession.js';
+import type { MeCall, MeDeps } from './meDeps.js';
+
+export async function signedInUser(deps: MeDeps, call: MeCall): Promise<UserRecord> {
+  // The gateway passes `sub` and `sid` only for verified session tokens; anything else is no session.
+  if (!call.userId || !call.sessionId) throw unauthenticated('session_token_required', 'this endpoint needs a session token with a user (sub) and a session (sid)');
+  await requireActiveSession(deps, { projectId: call.projectId, sessionId: call.sessionId, userId: call.userId });
+  const user = await deps.users.find(call.projectId, call.userId);
+  // The session outlived its user (deleted or disabled through the backend API): nobody is signed in any more.
+  if (!user) throw unauthenticated('session_ended', 'the signed-in user no longer exists');
+  if (user.status === 'disabled') throw unauthenticated('session_ended', 'the signed-in user is disabled');
+  return user;
+}

@@ -1,0 +1,65 @@
+/** MeService RPCs (frontend /v2/me/*, session tokens): proto ⇄ domain mapping only. */
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import {
+  AppendPasskeyFinishResponseSchema,
+  AppendPasskeyStartResponseSchema,
+  DeleteMyPasskeyResponseSchema,
+  GetMeResponseSchema,
+  ListMyPasskeysResponseSchema,
+  MeService,
+  VerifyIdentifierFinishResponseSchema,
+  VerifyIdentifierStartResponseSchema,
+} from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
+import { tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { deleteMyPasskey } from '../domain/deleteMyPasskey.js';
+import { finishIdentifierVerification } from '../domain/finishIdentifierVerification.js';
+import { finishMyAppend } from '../domain/finishMyAppend.js';
+import { getMe } from '../domain/getMe.js';
+import { listMyPasskeys } from '../domain/listMyPasskeys.js';
+import type { MeCall, MeDeps } from '../domain/meDeps.js';
+import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
+import { startMyAppend } from '../domain/startMyAppend.js';
+import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { connectPasskeyMessage } from '../../connect-flows/handlers/connectPasskeyMessage.js';
+import { flowCall } from '../../connect-flows/handlers/flowCall.js';
+
+function meCall(ctx: HandlerContext): MeCall {
+  return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };
+}
+
+export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
+  return {
+    async getMe(_req, ctx) {
+      const me = await getMe(deps, meCall(ctx));
+      return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: [] });
+    },
+    async listMyPasskeys(_req, ctx) {
+      const passkeys = await listMyPasskeys(deps, meCall(ctx));
+      return create(ListMyPasskeysResponseSchema, {
+        passkeys: passkeys.map(connectPasskeyMessage),
+        paging: { page: 1, totalPages: 1, totalItems: passkeys.length },
+      });
+    },
+    async deleteMyPasskey(req, ctx) {
+      await deleteMyPasskey(deps, meCall(ctx), req.credentialId);
+      return create(DeleteMyPasskeyResponseSchema, { id: req.credentialId });
+    },
+    async appendPasskeyStart(req, ctx) {
+      const r = await startMyAppend(deps, meCall(ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
+      return create(AppendPasskeyStartResponseSchema, { ...r });
+    },
+    async appendPasskeyFinish(req, ctx) {
+      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
+      return create(AppendPasskeyFinishResponseSchema, { result: {} });
+    },
+    async verifyIdentifierStart(req, ctx) {
+      await startIdentifierVerification(deps, meCall(ctx), req.identifierId);
+      return create(VerifyIdentifierStartResponseSchema, { result: {} });
+    },
+    async verifyIdentifierFinish(req, ctx) {
+      await finishIdentifierVerification(deps, meCall(ctx), { identifierId: req.identifierId, code: req.code });
+      return create(VerifyIdentifierFinishResponseSchema, { result: {} });
+    },
+  };
+}

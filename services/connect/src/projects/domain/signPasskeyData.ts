@@ -1,0 +1,37 @@
+import type { PasskeyData } from '../../connect-flows/domain/passkeyCeremonies.js';
+import type { ProjectDeps } from './projectDeps.js';
+import { signToken } from './signToken.js';
+
+/** signedPasskeyData lives at most five minutes: long enough to reach the app's backend, not to be hoarded. */
+export const MAX_PASSKEY_DATA_LIFETIME_SECONDS = 300;
+
+/**
+ * Signs passkeyData as an ES256 JWT with the project's key, for the application's backend to
+ * verify offline against the JWKS. Claims: `kind: "passkey_data"`, `sub` = userID, `iss` = the
+ * project's frontend URL, `aud` = the project ID, `iat`, `exp`, and the passkeyData fields `id`,
+ * `userID`, `username`, `challengeID`, `ceremonyType` and `aaguidDetails` `{aaguid, name}` (icons
+ * are left out: they are large data URIs and say nothing the AAGUID does not).
+ */
+export async function signPasskeyData(
+  deps: Pick<ProjectDeps, 'projects' | 'masterKey' | 'now'>,
+  projectId: string,
+  data: PasskeyData,
+  expiresInSeconds: number,
+): Promise<string> {
+  const lifetime = Math.min(Math.max(1, Math.floor(expiresInSeconds)), MAX_PASSKEY_DATA_LIFETIME_SECONDS);
+  return signToken(
+    deps,
+    projectId,
+    {
+      kind: 'passkey_data',
+      sub: data.userId,
+      id: data.id,
+      userID: data.userId,
+      username: data.username,
+      challengeID: data.challengeId,
+      ceremonyType: data.ceremonyType,
+      aaguidDetails: { aaguid: data.aaguidDetails?.aaguid ?? '', name: data.aaguidDetails?.name ?? '' },
+    },
+    { expiresIn: lifetime },
+  );
+}

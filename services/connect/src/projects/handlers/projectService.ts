@@ -1,0 +1,48 @@
+/** ProjectService RPCs: proto ⇄ domain mapping only. */
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  AuthenticateBackendResponseSchema,
+  GetJwksResponseSchema,
+  GetProjectPublicInfoResponseSchema,
+  GetSessionConfigResponseSchema,
+  IsOriginAllowedResponseSchema,
+  ProjectService,
+  SignPasskeyDataResponseSchema,
+} from '../../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { projectOf } from '../../../../runtime/context.js';
+import { authenticateBackend } from '../domain/authenticateBackend.js';
+import { getProject, getProjectPublicInfo, publicJwks } from '../domain/getProject.js';
+import { isOriginAllowed } from '../domain/isOriginAllowed.js';
+import { signPasskeyData } from '../domain/signPasskeyData.js';
+import type { ProjectDeps } from '../domain/projectDeps.js';
+
+export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof ProjectService> {
+  return {
+    async authenticateBackend(req) {
+      const projectId = await authenticateBackend(deps, req.projectId, req.apiSecret);
+      return create(AuthenticateBackendResponseSchema, { projectId });
+    },
+    async getProjectPublicInfo(req) {
+      const info = await getProjectPublicInfo(deps, req.projectId);
+      return create(GetProjectPublicInfoResponseSchema, info);
+    },
+    async signPasskeyData(req, ctx) {
+      // protovalidate has required passkeyData and bounded the lifetime to 1..300 seconds.
+      const token = await signPasskeyData(deps, projectOf(ctx), req.passkeyData!, req.expiresInSeconds);
+      return create(SignPasskeyDataResponseSchema, { signedPasskeyData: token });
+    },
+    async isOriginAllowed(req) {
+      return create(IsOriginAllowedResponseSchema, { allowed: await isOriginAllowed(deps, req.origin) });
+    },
+    async getJwks(_req, ctx) {
+      const project = await getProject(deps, projectOf(ctx));
+      return create(GetJwksResponseSchema, { keys: publicJwks(project, deps.now()) });
+    },
+    async getSessionConfig(_req, ctx) {
+      const project = await getProject(deps, projectOf(ctx));
+      // Sessions are always issued and managed by this service.
+      return create(GetSessionConfigResponseSchema, { useSessionManagement: true, frontendApiUrl: project.frontendApiUrl });
+    },
+  };
+}

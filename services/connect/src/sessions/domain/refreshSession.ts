@@ -1,0 +1,68 @@
+/**
+ * /v2/me/refresh: trades a refresh token for a new session token and a new refresh token. Every
+ * refresh token works once. Presenting one that was already traded in means two parties hold it
+ * (a stolen copy, or the owner after the thief): since we cannot tell which one is legitimate, the
+ * whole session ends, and with it the newest refresh token too (OAuth 2.0 Security BCP, §4.14).
+ */
+import { unauthenticated } from '../../../../runtime/errors.js';
+import { getProject } from '../../projects/domain/getProject.js';
+import { hashRefreshToken, newRefreshToken } from './refreshTokens.js';
+import type { SessionDeps } from './sessionDeps.js';
+import { signSessionToken } from './signSessionToken.js';
+
+export interface RefreshSessionInput {
+  projectId: string;
+  refreshToken: string;
+}
+
+export interface RefreshedSession {
+  sessionToken: string;
+  refreshToken: string;
+  /** The new session token's `exp`, in seconds since the epoch. */
+  expiresAt: number;
+}
+
+export async function refreshSession(deps: SessionDeps, input: RefreshSessionInput): Promise<RefreshedSession> {
+  const project = await getProject(deps, input.projectId);
+  const hash = hashRefreshToken(input.refreshToken);
+  const now = deps.now();
+
+  // One guarded update spends the token: of two concurrent refreshes with it, only one gets here.
+  const spent = await deps.sessions.rotateRefreshToken(project._id, hash, now);
+  if (!spent) {
+    const known = await deps.sessions.findRefreshToken(project._id, hash);
+    // Guard: never issued in this project (or already swept away): nothing to trade in.
+    if (!known) throw unauthenticated('invalid_refresh_token', 'the refresh token is not valid');
+    if (known.status === 'rotated') {
+      // Guard: reuse of a spent token ends the session for every holder.
+      await deps.sessions.revokeSession(project._id, known.sessionId, 'refresh_token_reuse', now);
+      deps.logger.warn({ projectId: project._id, sessionId: known.sessionId }, 'refresh token reused: session revoked');
+      throw unauthenticated('refresh_token_reused', 'the refresh token was already used; the session has ended, sign in again');
+    }
+    // Active but past its expiry, which is the session's end.
+    throw unauthenticated('session_ended', `the session ended at ${known.expiresAt.toISOString()}, sign in again`);
+  }
+
+  // Guard: the session must still be active and unexpired (a logout or a reuse ended it otherwise).
+  const session = await deps.sessions.touchSession(project._id, spent.sessionId, now);
+  if (!session) throw unauthenticated('session_ended', 'the session has ended (logged out, expired or revoked), sign in again');
+  const user = await deps.users.find(project._id, session.userId);
+  // Guard: a deleted or disabled user gets no new tokens; their session ends here.
+  if (!user || user.status === 'disabled') {
+    await deps.sessions.revokeSession(project._id, session._id, 'user_unavailable', now);
+    throw unauthenticated('session_ended', `the session's user is ${user ? 'disabled' : 'deleted'}, sign in again`);
+  }
+
+  const signed = await signSessionToken(deps, project, session, user);
+  const refreshToken = newRefreshToken();
+  await deps.sessions.insertRefreshToken({
+    _id: hashRefreshToken(refreshToken),
+    projectId: project._id,
+    sessionId: session._id,
+    status: 'active',
+    createdAt: now,
+    // The session's absolute end: rotating never extends it.
+    expiresAt: session.expiresAt,
+  });
+  return { sessionToken: signed.sessionToken, refreshToken, expiresAt: signed.expiresAt };
+}

@@ -1,0 +1,45 @@
+/**
+ * The session token: an ES256 JWT of the project, verifiable offline against its JWKS (the
+ * published Node SDK's validateToken does exactly that). Claims:
+ *
+ * - `iss` the project's frontend API URL, `aud` the project ID, `iat`, `exp` (set by signToken);
+ * - `kind` "session";
+ * - `sub` the user ID;
+ * - `sid` the session ID (`ses-…`): /v2/me/* check that the session is still active, and logout names it;
+ * - `name` the user's full name, else their first identifier's value, else "";
+ * - `identifiers` every login identifier of the user as `{type, value}` (email, phone, username).
+ *
+ * It never outlives its session: `exp` is the project's session lifetime from now, or the
+ * session's end if that comes first.
+ */
+import { unauthenticated } from '../../../../runtime/errors.js';
+import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { SessionRecord } from '../store/sessions.js';
+import type { UserRecord } from '../../users/store/users.js';
+import { signToken } from '../../projects/domain/signToken.js';
+import type { SessionDeps } from './sessionDeps.js';
+import { sessionLifetimeOf } from './sessionLifetimes.js';
+
+export interface SignedSessionToken {
+  sessionToken: string;
+  /** The token's `exp`, in seconds since the epoch. */
+  expiresAt: number;
+}
+
+export async function signSessionToken(
+  deps: Pick<SessionDeps, 'projects' | 'masterKey' | 'now' | 'identifiers'>,
+  project: ProjectRecord,
+  session: Pick<SessionRecord, '_id' | 'expiresAt'>,
+  user: Pick<UserRecord, '_id' | 'fullName'>,
+  options: { name?: string } = {},
+): Promise<SignedSessionToken> {
+  const identifiers = (await deps.identifiers.listForUser(project._id, user._id)).map((i) => ({ type: i.type, value: i.value }));
+  const name = options.name ?? (user.fullName || identifiers[0]?.value || '');
+  const nowSeconds = Math.floor(deps.now().getTime() / 1000);
+  const remaining = Math.floor(session.expiresAt.getTime() / 1000) - nowSeconds;
+  // Guard: a session in its last second cannot carry a token at all; it has ended.
+  if (remaining < 1) throw unauthenticated('session_ended', `session ${session._id} ended at ${session.expiresAt.toISOString()}`);
+  const lifetime = Math.min(sessionLifetimeOf(project), remaining);
+  const sessionToken = await signToken(deps, project._id, { kind: 'session', sub: user._id, sid: session._id, name, identifiers }, { expiresIn: lifetime });
+  return { sessionToken, expiresAt: nowSeconds + lifetime };
+}

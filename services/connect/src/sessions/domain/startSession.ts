@@ -1,0 +1,67 @@
+/**
+ * Starts a session for a user who just signed in: the session record, a session token (see
+ * signSessionToken.ts for its claims) and, if asked, a refresh token.
+ *
+ * With a refresh token the session lasts the project's refresh lifetime from now (refreshing never
+ * extends it). Without one (connect login F9: the application takes over from there) nothing can
+ * renew it, so the session ends with its only token.
+ */
+import { newId } from '../../../../runtime/ids.js';
+import { failedPrecondition } from '../../../../runtime/errors.js';
+import type { SessionRecord } from '../store/sessions.js';
+import { getProject } from '../../projects/domain/getProject.js';
+import { hashRefreshToken, newRefreshToken } from './refreshTokens.js';
+import type { SessionDeps } from './sessionDeps.js';
+import { refreshLifetimeOf, sessionLifetimeOf } from './sessionLifetimes.js';
+import { signSessionToken } from './signSessionToken.js';
+
+export interface StartSessionInput {
+  projectId: string;
+  userId: string;
+  withRefreshToken: boolean;
+  /** The `name` claim, when the caller knows better than the default (full name, else first identifier). */
+  name?: string;
+}
+
+export interface StartedSession {
+  sessionId: string;
+  sessionToken: string;
+  /** Only with withRefreshToken; shown once, only its hash is stored. */
+  refreshToken?: string;
+  /** The session token's `exp`, in seconds since the epoch. */
+  expiresAt: number;
+}
+
+export async function startSession(deps: SessionDeps, input: StartSessionInput): Promise<StartedSession> {
+  const project = await getProject(deps, input.projectId);
+  const user = await deps.users.find(project._id, input.userId);
+  // Guard: callers start sessions right after authenticating the user, so a missing one was deleted in between.
+  if (!user) throw failedPrecondition('user_not_found', `user ${input.userId} does not exist in project ${project._id}`);
+  const now = deps.now();
+  const lifetime = input.withRefreshToken ? refreshLifetimeOf(project) : sessionLifetimeOf(project);
+  const session: SessionRecord = {
+    _id: newId('ses'),
+    projectId: project._id,
+    userId: user._id,
+    status: 'active',
+    createdAt: now,
+    lastUsedAt: now,
+    expiresAt: new Date(now.getTime() + lifetime * 1000),
+  };
+  await deps.sessions.insertSession(session);
+
+  let refreshToken: string | undefined;
+  if (input.withRefreshToken) {
+    refreshToken = newRefreshToken();
+    await deps.sessions.insertRefreshToken({
+      _id: hashRefreshToken(refreshToken),
+      projectId: project._id,
+      sessionId: session._id,
+      status: 'active',
+      createdAt: now,
+      expiresAt: session.expiresAt,
+    });
+  }
+  const signed = await signSessionToken(deps, project, session, user, input.name !== undefined ? { name: input.name } : {});
+  return { sessionId: session._id, sessionToken: signed.sessionToken, ...(refreshToken ? { refreshToken } : {}), expiresAt: signed.expiresAt };
+}

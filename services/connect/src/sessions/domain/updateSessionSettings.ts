@@ -1,0 +1,32 @@
+/** Sets a project's session token lifetime and refresh (whole-session) lifetime; new sessions and refreshes use them. */
+import { invalidArgument, notFound } from '../../../../runtime/errors.js';
+import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
+import {
+  MAX_REFRESH_LIFETIME_SECONDS,
+  MAX_SESSION_LIFETIME_SECONDS,
+  MIN_REFRESH_LIFETIME_SECONDS,
+  MIN_SESSION_LIFETIME_SECONDS,
+} from './sessionLifetimes.js';
+
+export interface SessionSettingsInput {
+  sessionLifetimeSeconds?: number;
+  refreshLifetimeSeconds?: number;
+}
+
+function checkSeconds(field: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument('validation_error', `${field} must be a whole number of seconds from ${min} to ${max}, got ${value}`, [
+      { field, message: `must be ${min}..${max}` },
+    ]);
+  }
+}
+
+export async function updateSessionSettings(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, settings: SessionSettingsInput): Promise<ProjectRecord> {
+  checkSeconds('sessionLifetimeSeconds', settings.sessionLifetimeSeconds, MIN_SESSION_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS);
+  checkSeconds('refreshLifetimeSeconds', settings.refreshLifetimeSeconds, MIN_REFRESH_LIFETIME_SECONDS, MAX_REFRESH_LIFETIME_SECONDS);
+  const updated = await deps.projects.updateSessionSettings(projectId, settings, deps.now());
+  if (!updated) throw notFound('project_not_found', `project ${projectId} does not exist`);
+  return updated;
+}

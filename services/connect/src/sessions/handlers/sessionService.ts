@@ -1,0 +1,34 @@
+/** SessionService RPCs (frontend /v2/me/refresh and /v2/me/logout): proto ⇄ domain mapping only. */
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { LogoutResponseSchema, RefreshResponseSchema, SessionService } from '../../../../../gen/passkeyauth/connect/v1/session_service_pb.js';
+import { projectOf, refreshTokenKey, tokenKindKey, tokenSessionIdKey } from '../../../../runtime/context.js';
+import { unauthenticated } from '../../../../runtime/errors.js';
+import { endSession } from '../domain/endSession.js';
+import { refreshSession } from '../domain/refreshSession.js';
+import type { SessionDeps } from '../domain/sessionDeps.js';
+
+export function sessionServiceImpl(deps: SessionDeps): ServiceImpl<typeof SessionService> {
+  return {
+    async refresh(_req, ctx) {
+      const refreshToken = ctx.values.get(refreshTokenKey);
+      // The gateway passes a refresh token only for token kind "refresh"; without one there is nothing to trade in.
+      if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) throw unauthenticated('invalid_refresh_token', 'present a refresh token (Authorization: Bearer rt_…)');
+      const r = await refreshSession(deps, { projectId: projectOf(ctx), refreshToken });
+      return create(RefreshResponseSchema, { shortSession: r.sessionToken, longSession: r.refreshToken });
+    },
+    async logout(_req, ctx) {
+      const projectId = projectOf(ctx);
+      const kind = ctx.values.get(tokenKindKey);
+      if (kind === 'session') {
+        // A session token from before sessions had IDs names none: nothing to end.
+        await endSession(deps, { projectId, sessionId: ctx.values.get(tokenSessionIdKey) || undefined });
+      } else if (kind === 'refresh') {
+        await endSession(deps, { projectId, refreshToken: ctx.values.get(refreshTokenKey) || undefined });
+      } else {
+        throw unauthenticated('invalid_token', 'log out with a session token or a refresh token');
+      }
+      return create(LogoutResponseSchema, {});
+    },
+  };
+}

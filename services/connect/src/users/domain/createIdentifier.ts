@@ -1,0 +1,31 @@
+import { alreadyExists } from '../../../../runtime/errors.js';
+import { newId } from '../../../../runtime/ids.js';
+import type { IdentifierRecord } from '../store/identifiers.js';
+import { getUser } from './getUser.js';
+import { checkIdentifierStatus, checkIdentifierType, normalizeIdentifier } from './identifierRules.js';
+import type { UserDeps } from './userDeps.js';
+
+export interface CreateIdentifierInput {
+  projectId: string;
+  userId: string;
+  type: string;
+  value: string;
+  status: string;
+}
+
+/**
+ * Adds a login identifier to a user of the project. The value is normalized first; uniqueness per
+ * project and type is enforced by the store's unique index, so two concurrent creates cannot both win.
+ */
+export async function createIdentifier(deps: Pick<UserDeps, 'users' | 'identifiers' | 'now'>, input: CreateIdentifierInput): Promise<IdentifierRecord> {
+  const type = checkIdentifierType(input.type);
+  const value = normalizeIdentifier(type, input.value);
+  const status = checkIdentifierStatus(input.status);
+  await getUser(deps, input.projectId, input.userId);
+  const now = deps.now();
+  const record: IdentifierRecord = { _id: newId('ide'), projectId: input.projectId, userId: input.userId, type, value, status, createdAt: now, updatedAt: now };
+  if ((await deps.identifiers.insert(record)) === 'duplicate') {
+    throw alreadyExists('identifier_already_exists', `an identifier of type ${type} with this value already exists in the project`);
+  }
+  return record;
+}

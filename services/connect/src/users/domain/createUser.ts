@@ -1,0 +1,39 @@
+import { invalidArgument } from '../../../../runtime/errors.js';
+import { newId } from '../../../../runtime/ids.js';
+import type { UserRecord } from '../store/users.js';
+import { checkUserStatus } from './identifierRules.js';
+import type { UserDeps } from './userDeps.js';
+
+export interface CreateUserInput {
+  projectId: string;
+  fullName?: string;
+  status: string;
+  explicitWebauthnId?: string;
+}
+
+/** Creates a user of the project. Optional fields are left out of the document rather than stored as null. */
+export async function createUser(deps: Pick<UserDeps, 'users' | 'now'>, input: CreateUserInput): Promise<UserRecord> {
+  const status = checkUserStatus(input.status);
+  const fullName = input.fullName?.trim();
+  if (fullName !== undefined && fullName.length > 256) {
+    throw invalidArgument('validation_error', `fullName must be at most 256 characters, got ${fullName.length}`, [{ field: 'fullName', message: 'must be at most 256 characters' }]);
+  }
+  const webauthnId = input.explicitWebauthnId;
+  if (webauthnId !== undefined && (webauthnId.length < 1 || webauthnId.length > 64)) {
+    throw invalidArgument('validation_error', `explicitWebauthnID must be 1 to 64 characters, got ${webauthnId.length}`, [
+      { field: 'explicitWebauthnID', message: 'must be 1 to 64 characters' },
+    ]);
+  }
+  const now = deps.now();
+  const record: UserRecord = {
+    _id: newId('usr'),
+    projectId: input.projectId,
+    status,
+    ...(fullName ? { fullName } : {}),
+    ...(webauthnId !== undefined ? { explicitWebauthnId: webauthnId } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.users.insert(record);
+  return record;
+}

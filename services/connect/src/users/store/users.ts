@@ -1,0 +1,49 @@
+/** User documents in MongoDB; every query is scoped by project. */
+import type { Collection, Db } from 'mongodb';
+import type { IndexPlan } from '../../../../runtime/mongo.js';
+
+export type UserStatus = 'pending' | 'active' | 'disabled';
+
+export interface UserRecord {
+  /** `usr-` and 20 digits. */
+  _id: string;
+  projectId: string;
+  fullName?: string;
+  status: UserStatus;
+  explicitWebauthnId?: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UserStore {
+  insert(record: UserRecord): Promise<void>;
+  find(projectId: string, userId: string): Promise<UserRecord | null>;
+  /** Sets the status of the project's user; null if there is none. */
+  updateStatus(projectId: string, userId: string, status: UserStatus, now: Date): Promise<UserRecord | null>;
+  /** True if the user existed in the project and is now gone. */
+  delete(projectId: string, userId: string): Promise<boolean>;
+}
+
+export const userIndexes: IndexPlan = {
+  // Lookups are by _id plus projectId (the _id index serves them); this one serves per-project listing and audits.
+  users: [{ key: { projectId: 1, createdAt: 1 }, name: 'project_created' }],
+};
+
+export function mongoUserStore(db: Db): UserStore {
+  const coll: Collection<UserRecord> = db.collection('users');
+  return {
+    async insert(record) {
+      await coll.insertOne(record);
+    },
+    find(projectId, userId) {
+      return coll.findOne({ _id: userId, projectId });
+    },
+    updateStatus(projectId, userId, status, now) {
+      return coll.findOneAndUpdate({ _id: userId, projectId }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
+    },
+    async delete(projectId, userId) {
+      const r = await coll.deleteOne({ _id: userId, projectId });
+      return r.deletedCount === 1;
+    },
+  };
+}
