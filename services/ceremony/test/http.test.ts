@@ -80,7 +80,7 @@ describe('failures the caller must not see', () => {
 
   it('an unreachable connect service is Unavailable, without internals', async () => {
     const down = createRouterTransport(() => undefined);
-    const { rpcProjectDirectory } = await import('../src/connectDirectory.js');
+    const { rpcProjectDirectory } = await import('../src/clients/connectDirectory.js');
     const { ProjectService } = await import('../../../gen/passkeyauth/connect/v1/project_service_pb.js');
     const client = createClient(
       CeremonyService,

@@ -2,7 +2,7 @@
 import { Code } from '@connectrpc/connect';
 import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { USER_CACHE_TTL_MS } from '../src/connectDirectory.js';
+import { USER_CACHE_TTL_MS } from '../src/clients/connectDirectory.js';
 import { registered } from './flows.js';
 import { SoftAuthenticator, type SoftCredential } from '../../../test/kit/softAuthenticator.js';
 import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';

@@ -21,7 +21,7 @@ import { createMetrics } from '../../runtime/metrics.js';
 import type { Store } from '../../runtime/mongo.js';
 import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { serviceInterceptors } from '../../runtime/server.js';
-import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/connectDirectory.js';
+import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/clients/connectDirectory.js';
 import { createAaguidCatalog } from '../src/domain/aaguidDetails.js';
 import type { CeremonyDomainDeps, PasskeyNotifier } from '../src/domain/deps.js';
 import type {

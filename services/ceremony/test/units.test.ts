@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GetProjectPublicInfoResponseSchema, ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { readAaguidMetadataFile } from '../src/aaguidMetadataFile.js';
-import { rpcProjectDirectory } from '../src/connectDirectory.js';
+import { rpcProjectDirectory } from '../src/clients/connectDirectory.js';
 import { createAaguidCatalog, GENERIC_ICON_DARK, GENERIC_ICON_LIGHT } from '../src/domain/aaguidDetails.js';
 import { ceremonyTypeOf, hintsFor, offeredTransports } from '../src/domain/ceremonyRules.js';
 import { coseKeyProblem } from '../src/domain/responseFields.js';

@@ -11,12 +11,12 @@ import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/intern
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
 import { createValueHasher } from './domain/valueHasher.js';
-import { rpcProjectSettings } from './projectSettingsDirectory.js';
+import { rpcProjectSettings } from './clients/projectSettingsDirectory.js';
 import { mongoRateLimits } from './rateLimits.js';
 import { createDeliveryFromEnv } from './delivery/index.js';
 import { createServer } from './server.js';
 import { challengeIndexes, mongoChallengeStore } from './store/challenges.js';
-import { rpcUserDirectory } from './userDirectory.js';
+import { rpcUserDirectory } from './clients/userDirectory.js';
 
 const env = new EnvReader();
 /** A limit from RATE_LIMIT_<NAME> (events) and RATE_LIMIT_<NAME>_SECONDS (window). */

@@ -5,7 +5,7 @@
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import { rpcUserDirectory } from '../src/userDirectory.js';
+import { rpcUserDirectory } from '../src/clients/userDirectory.js';
 
 function fakeUsers(existing: Set<string>) {
   const calls: string[] = [];

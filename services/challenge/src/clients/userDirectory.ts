@@ -5,11 +5,11 @@
  * it deletes the user, which forgets the user at once; the TTL bounds what other replicas believe.
  */
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import { HEADERS } from '../../runtime/context.js';
-import { DomainError } from '../../runtime/errors.js';
-import { createTtlCache } from '../../runtime/ttlCache.js';
-import type { UserDirectory } from './domain/createChallenge.js';
+import { UserService } from '../../../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { HEADERS } from '../../../runtime/context.js';
+import { DomainError } from '../../../runtime/errors.js';
+import { createTtlCache } from '../../../runtime/ttlCache.js';
+import type { UserDirectory } from '../domain/createChallenge.js';
 
 export interface UserCacheOptions {
   /** How long a user found is taken as existing (default 60 s). */

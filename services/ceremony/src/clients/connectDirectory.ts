@@ -3,14 +3,14 @@
  * ask it over RPC, with the project in the x-passkeyauth-project-id header.
  */
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
-import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import { HEADERS } from '../../runtime/context.js';
-import { DomainError, notFound } from '../../runtime/errors.js';
-import { createProjectFactsCache, type ProjectFacts } from '../../runtime/projectFactsCache.js';
-import { createTtlCache } from '../../runtime/ttlCache.js';
-import { DEFAULT_EVENT_RETENTION_DAYS, type PasskeyDataSigner, type ProjectDirectory, type ProjectInfo, type UserDirectory, type UserInfo } from './domain/deps.js';
-import type { UserVerificationPolicy } from './store/sessions.js';
+import { ProjectService } from '../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { UserService } from '../../../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { HEADERS } from '../../../runtime/context.js';
+import { DomainError, notFound } from '../../../runtime/errors.js';
+import { createProjectFactsCache, type ProjectFacts } from '../../../runtime/projectFactsCache.js';
+import { createTtlCache } from '../../../runtime/ttlCache.js';
+import { DEFAULT_EVENT_RETENTION_DAYS, type PasskeyDataSigner, type ProjectDirectory, type ProjectInfo, type UserDirectory, type UserInfo } from '../domain/deps.js';
+import type { UserVerificationPolicy } from '../store/sessions.js';
 
 const TIMEOUT_MS = 5000;
 /** signedPasskeyData lives five minutes, the most the connect service signs. */

@@ -1,8 +1,8 @@
 /** The challenge service delivers email; this asks it, over RPC, to send the passkey-added notice. */
 import type { Client } from '@connectrpc/connect';
-import type { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
-import { HEADERS } from '../../runtime/context.js';
-import type { PasskeyNotifier } from './domain/deps.js';
+import type { ChallengeService } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { HEADERS } from '../../../runtime/context.js';
+import type { PasskeyNotifier } from '../domain/deps.js';
 
 export function rpcPasskeyNotifier(challenges: Client<typeof ChallengeService>): PasskeyNotifier {
   return {

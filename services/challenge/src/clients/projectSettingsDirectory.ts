@@ -1,9 +1,9 @@
 /** Project settings from the connect service's facts (the shared, briefly kept project cache). */
 import type { Client } from '@connectrpc/connect';
-import type { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
-import { DomainError, notFound } from '../../runtime/errors.js';
-import { createProjectFactsCache, type ProjectFacts } from '../../runtime/projectFactsCache.js';
-import type { ProjectSettings, ProjectSettingsSource } from './domain/projectSettings.js';
+import type { ProjectService } from '../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { DomainError, notFound } from '../../../runtime/errors.js';
+import { createProjectFactsCache, type ProjectFacts } from '../../../runtime/projectFactsCache.js';
+import type { ProjectSettings, ProjectSettingsSource } from '../domain/projectSettings.js';
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 1000;
