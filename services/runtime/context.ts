@@ -40,16 +40,3 @@ export function projectOf(ctx: HandlerContext): string {
   if (!id) throw unauthenticated('missing_project', 'no authenticated project on this call');
   return id;
 }
-
-/**
- * Headers that forward the current request's identity to another service: request ID, project,
- * and the end user's address (so per-address limits downstream apply to the real client).
- */
-export function forwardHeaders(ctx: HandlerContext): Record<string, string> {
-  const h: Record<string, string> = { [HEADERS.requestId]: ctx.values.get(requestIdKey) };
-  const project = ctx.values.get(projectIdKey);
-  if (project) h[HEADERS.projectId] = project;
-  const address = ctx.values.get(clientAddressKey);
-  if (address) h[HEADERS.clientAddress] = address;
-  return h;
-}

@@ -1,7 +1,7 @@
 /**
  * The headers that carry a call's identity on to another service: request ID, project and the end
- * user's address (so per-address limits downstream apply to the real client). The same headers
- * runtime/context.ts forwardHeaders() derives from a handler's context.
+ * user's address (so per-address limits downstream apply to the real client). The domain names
+ * the caller (ServiceCall); turning it into headers is the adapter's business.
  */
 import { HEADERS } from '../../../runtime/context.js';
 import type { ServiceCall } from '../connect-flows/domain/passkeyCeremonies.js';
