@@ -5,7 +5,6 @@
  * completionType manual-retry), the token is released again. After an outage the outcome is
  * unknown, and the token stays consumed: failing closed costs one new token.
  */
-import type { JsonObject } from '@bufbuild/protobuf';
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
@@ -17,7 +16,8 @@ import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from
 export interface AppendFinishInput {
   attestationResponse: string;
   completionType: string;
-  customData?: JsonObject;
+  /** Free-form JSON from the page, recorded with the process. */
+  customData?: Record<string, unknown>;
 }
 
 /** customData is recorded with the process; bounded so a page cannot store arbitrary amounts. */

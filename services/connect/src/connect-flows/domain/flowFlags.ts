@@ -3,14 +3,13 @@
  * local storage), merged with the project's own flags, which win, so a project can switch a
  * client-side behaviour for every client at once.
  */
-import type { JsonObject } from '@bufbuild/protobuf';
 import { invalidArgument, type FieldProblem } from '../../../../runtime/errors.js';
 
 const MAX_FLAGS = 50;
 const MAX_KEY = 64;
 const MAX_VALUE = 256;
 
-export function clientFlags(json: JsonObject): Record<string, string> {
+export function clientFlags(json: Record<string, unknown>): Record<string, string> {
   const problems: FieldProblem[] = [];
   const entries = Object.entries(json);
   if (entries.length > MAX_FLAGS) problems.push({ field: 'flags', message: `must have at most ${MAX_FLAGS} entries` });

@@ -3,7 +3,6 @@
  * roll-out (with the invitation, if any) and the client's capabilities, stores the process and
  * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
  */
-import type { JsonObject } from '@bufbuild/protobuf';
 import { newId } from '../../../../runtime/ids.js';
 import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../store/processes.js';
 import { getProject } from '../../projects/domain/getProject.js';
@@ -26,7 +25,8 @@ export interface InitFlowInput {
   client: ClientSnapshot;
   /** The client environment handle the browser holds from an earlier answer, if any. */
   clientEnvHandle: string | undefined;
-  flags: JsonObject;
+  /** The client's flags as it sent them (a JSON object; checked by clientFlags). */
+  flags: Record<string, unknown>;
   invitationToken: string;
   situation?: string;
 }
