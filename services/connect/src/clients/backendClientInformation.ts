@@ -5,6 +5,7 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { BackendClientInformationSchema } from '../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import { capabilityMapOf } from '../../../runtime/clientCapabilities.js';
 import type { CeremonyClient } from '../connect-flows/domain/passkeyCeremonies.js';
 
 export function backendClientInformation(client: CeremonyClient): MessageInitShape<typeof BackendClientInformationSchema> {
@@ -15,13 +16,7 @@ export function backendClientInformation(client: CeremonyClient): MessageInitSha
     userAgent: client.userAgent || 'unknown',
     userVerifyingPlatformAuthenticatorAvailable: c.uvpaAvailable,
     conditionalMediationAvailable: c.conditionalMediationAvailable,
-    clientCapabilities: {
-      conditionalCreate: c.capabilities.conditionalCreate,
-      conditionalMediation: c.capabilities.conditionalMediation,
-      hybridTransport: c.capabilities.hybridTransport,
-      passkeyPlatformAuthenticator: c.capabilities.passkeyPlatformAuthenticator,
-      userVerifyingPlatformAuthenticator: c.capabilities.userVerifyingPlatformAuthenticator,
-    },
+    clientCapabilities: capabilityMapOf(c.capabilities),
     clientEnvHandle: client.clientEnvHandle,
     // The field holds at most 256 characters.
     ...(c.visitorId ? { javascriptFingerprint: c.visitorId.slice(0, 256) } : {}),

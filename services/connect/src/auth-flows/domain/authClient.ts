@@ -1,4 +1,5 @@
 /** The ceremony's view of the browser in an auth process (what process/init reported, if it ran). */
+import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
 import type { AuthProcessRecord } from '../store/authProcesses.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import { describeClient } from '../../connect-flows/domain/describeClient.js';
@@ -15,5 +16,5 @@ export function describeAuthClient(process: Pick<AuthProcessRecord, 'client' | '
 export function canOfferAppend(process: Pick<AuthProcessRecord, 'client'>): boolean {
   const c = process.client;
   if (!c) return true;
-  return c.uvpaAvailable || c.capabilities.userVerifyingPlatformAuthenticator === true || c.capabilities.passkeyPlatformAuthenticator === true;
+  return hasPlatformAuthenticator(c.uvpaAvailable, c.capabilities);
 }

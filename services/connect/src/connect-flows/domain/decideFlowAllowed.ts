@@ -9,6 +9,7 @@
  *   (the application's fallback login stays for everyone else);
  * - management lists and deletes passkeys and needs no WebAuthn at all.
  */
+import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
 import type { ConnectRollout } from '../../projects/store/projects.js';
 import type { ClientSnapshot, ConnectFlow } from '../store/processes.js';
 
@@ -21,7 +22,7 @@ export function rolloutOpen(rollout: ConnectRollout, invited: boolean): boolean 
 export function decideFlowAllowed(flow: ConnectFlow, client: ClientSnapshot, open: boolean): boolean {
   if (!open) return false;
   const caps = client.capabilities;
-  const platform = client.uvpaAvailable || caps.userVerifyingPlatformAuthenticator === true || caps.passkeyPlatformAuthenticator === true;
+  const platform = hasPlatformAuthenticator(client.uvpaAvailable, caps);
   switch (flow) {
     case 'login':
       return platform || client.conditionalMediationAvailable || caps.hybridTransport === true;

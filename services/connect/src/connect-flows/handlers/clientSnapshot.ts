@@ -1,5 +1,6 @@
 /** The browser's self-description of an init call, reduced to what later calls need. */
 import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import { capabilityMapOf } from '../../../../runtime/clientCapabilities.js';
 import type { ClientSnapshot } from '../store/processes.js';
 
 export function clientSnapshot(info: FrontendClientInformation): ClientSnapshot {
@@ -9,13 +10,7 @@ export function clientSnapshot(info: FrontendClientInformation): ClientSnapshot 
   return {
     uvpaAvailable: uvpa,
     conditionalMediationAvailable: info.isConditionalMediationAvailable ?? caps?.conditionalMediation ?? false,
-    capabilities: {
-      ...(caps?.conditionalCreate !== undefined ? { conditionalCreate: caps.conditionalCreate } : {}),
-      ...(caps?.conditionalMediation !== undefined ? { conditionalMediation: caps.conditionalMediation } : {}),
-      ...(caps?.hybridTransport !== undefined ? { hybridTransport: caps.hybridTransport } : {}),
-      ...(caps?.passkeyPlatformAuthenticator !== undefined ? { passkeyPlatformAuthenticator: caps.passkeyPlatformAuthenticator } : {}),
-      ...(caps?.userVerifyingPlatformAuthenticator !== undefined ? { userVerifyingPlatformAuthenticator: caps.userVerifyingPlatformAuthenticator } : {}),
-    },
+    capabilities: capabilityMapOf(caps),
     ...(info.bluetoothAvailable !== undefined ? { bluetoothAvailable: info.bluetoothAvailable } : {}),
     ...(info.privateMode !== undefined ? { privateMode: info.privateMode } : {}),
     ...(info.visitorId ? { visitorId: info.visitorId } : {}),

@@ -1,5 +1,6 @@
 /** Connect processes (F5–F7 start them, the later flow calls continue them); scoped by project. */
 import type { Collection, Db } from 'mongodb';
+import type { ClientCapabilityMap } from '../../../../runtime/clientCapabilities.js';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
 
@@ -9,13 +10,8 @@ export type ConnectFlow = 'login' | 'append' | 'manage';
 export interface ClientSnapshot {
   uvpaAvailable: boolean;
   conditionalMediationAvailable: boolean;
-  capabilities: {
-    conditionalCreate?: boolean;
-    conditionalMediation?: boolean;
-    hybridTransport?: boolean;
-    passkeyPlatformAuthenticator?: boolean;
-    userVerifyingPlatformAuthenticator?: boolean;
-  };
+  /** The WebAuthn client capabilities the browser reported; one it did not report is left out. */
+  capabilities: ClientCapabilityMap;
   bluetoothAvailable?: boolean;
   privateMode?: boolean;
   visitorId?: string;
