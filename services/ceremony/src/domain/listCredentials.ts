@@ -1,9 +1,7 @@
 import { invalidArgument, notFound } from '../../../runtime/errors.js';
+import { parsePaging, parseSortParam, type SortOrder } from '../../../runtime/listQuery.js';
 import type { CredentialRecord, CredentialSortField } from '../store/credentials.js';
 import type { CeremonyDomainDeps } from './deps.js';
-
-export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
 
 export interface ListCredentialsInput {
   projectId: string;
@@ -30,20 +28,28 @@ const SORT_FIELDS: Record<string, CredentialSortField> = { created: 'createdAt',
 export async function listCredentials(deps: Pick<CeremonyDomainDeps, 'credentials' | 'users'>, input: ListCredentialsInput): Promise<CredentialPage> {
   const sort = parseSort(input.sort);
   if (!(await deps.users.find(input.projectId, input.userId))) throw notFound('user_not_found', `user ${input.userId} does not exist`);
-  const page = input.page ?? 1;
-  const pageSize = Math.min(input.pageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  // The proto's rules bound both numbers as parsePaging does, so over the API this refuses nothing new.
+  const { page, pageSize } = parsePaging(input.page, input.pageSize);
   const { items, total } = await deps.credentials.page({ projectId: input.projectId, userId: input.userId, sort, skip: (page - 1) * pageSize, limit: pageSize });
   return { credentials: items, page, totalPages: Math.ceil(total / pageSize), totalItems: total };
 }
 
-function parseSort(raw: string): { field: CredentialSortField; direction: 'asc' | 'desc' } {
+function parseSort(raw: string): SortOrder<CredentialSortField> {
   if (raw === '') return { field: 'createdAt', direction: 'asc' };
-  const [name, direction, ...rest] = raw.split(':');
-  const field = Object.hasOwn(SORT_FIELDS, name) ? SORT_FIELDS[name] : undefined;
-  if (!field || (direction !== 'asc' && direction !== 'desc') || rest.length) {
+  // The shared parser reads the value; this list words its refusal its own way (every accepted
+  // value named) and, unlike the others, has never accepted one padded with spaces.
+  let order: SortOrder<CredentialSortField> | null = null;
+  if (raw === raw.trim()) {
+    try {
+      order = parseSortParam(raw, SORT_FIELDS);
+    } catch {
+      // Worded below.
+    }
+  }
+  if (!order) {
     throw invalidArgument('validation_error', `sort must be "created:asc", "created:desc", "lastUsed:asc" or "lastUsed:desc", got "${raw}"`, [
       { field: 'sort', message: 'must be created:asc|desc or lastUsed:asc|desc' },
     ]);
   }
-  return { field, direction };
+  return order;
 }

@@ -1,13 +1,12 @@
 /**
  * The reference API's list of connect tokens: `filter[]` entries `field:eq:value` on tokenType,
  * connectTokenStatus and identifier, `sort` as `created|expires:asc|desc`, and 1-based paging
- * (parsed as listQuery.ts does for identifiers).
+ * (services/runtime/listQuery.ts).
  */
-import { invalidArgument } from '../../../../runtime/errors.js';
 import type { ConnectTokenCondition, ConnectTokenField, ConnectTokenListQuery, ConnectTokenRecord, ConnectTokenSort, ConnectTokenSortField } from '../store/connectTokens.js';
 import type { ConnectTokenDeps } from './connectTokenDeps.js';
 import { checkConnectTokenStatus, checkConnectTokenType } from './connectTokenRules.js';
-import { parsePaging } from '../../users/domain/listQuery.js';
+import { badFilter, parseFilterEntry, parsePaging, parseSortParam } from '../../../../runtime/listQuery.js';
 
 export interface ConnectTokenList {
   items: ConnectTokenRecord[];
@@ -21,29 +20,13 @@ const FILTER_FIELDS: Record<string, ConnectTokenField> = {
 };
 const SORT_FIELDS: Record<string, ConnectTokenSortField> = { created: 'createdAt', expires: 'expiresAt' };
 
-function badFilter(message: string) {
-  return invalidArgument('validation_error', `filter ${message}`, [{ field: 'filter', message }]);
-}
-
-function badSort(message: string) {
-  return invalidArgument('validation_error', `sort ${message}`, [{ field: 'sort', message }]);
-}
-
 /**
- * Parses `field:eq:value` filters; the value may itself contain ":" (only the first two separate).
- * identifier is compared trimmed, as it was stored; type and status values must be ones that exist.
+ * Parses `field:eq:value` filters (services/runtime/listQuery.ts). identifier is compared trimmed, as it was stored; type and status values must be ones that exist.
  */
 export function parseConnectTokenFilters(filters: readonly string[]): ConnectTokenCondition[] {
+  // Entry by entry: each is split and its value checked before the next is read.
   return filters.map((raw): ConnectTokenCondition => {
-    const first = raw.indexOf(':');
-    const second = first < 0 ? -1 : raw.indexOf(':', first + 1);
-    if (second < 0) throw badFilter(`entries must look like "field:eq:value"`);
-    const name = raw.slice(0, first);
-    const op = raw.slice(first + 1, second);
-    const value = raw.slice(second + 1);
-    const field = Object.hasOwn(FILTER_FIELDS, name) ? FILTER_FIELDS[name] : undefined;
-    if (!field) throw badFilter(`field must be one of ${Object.keys(FILTER_FIELDS).join(', ')}, got "${name}"`);
-    if (op !== 'eq') throw badFilter(`operator must be "eq", got "${op}" for ${name}`);
+    const { field, name, value } = parseFilterEntry(raw, FILTER_FIELDS);
     try {
       switch (field) {
         case 'type':
@@ -61,12 +44,7 @@ export function parseConnectTokenFilters(filters: readonly string[]): ConnectTok
 
 /** `created|expires:asc|desc`; the empty string (SDKs send `sort=`) means creation order. */
 export function parseConnectTokenSort(sort: string): ConnectTokenSort | null {
-  if (sort.trim() === '') return null;
-  const [name, direction, ...rest] = sort.trim().split(':');
-  const field = Object.hasOwn(SORT_FIELDS, name) ? SORT_FIELDS[name] : undefined;
-  if (!field) throw badSort(`field must be one of ${Object.keys(SORT_FIELDS).join(', ')}, got "${name}"`);
-  if (rest.length || (direction !== 'asc' && direction !== 'desc')) throw badSort(`must look like "${name}:asc" or "${name}:desc", got "${sort}"`);
-  return { field, direction };
+  return parseSortParam(sort, SORT_FIELDS);
 }
 
 /**
