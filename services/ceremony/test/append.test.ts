@@ -7,7 +7,8 @@ import { GENERIC_ICON_DARK, GENERIC_ICON_LIGHT } from '../src/domain/aaguidDetai
 import { SUPPORTED_ALGORITHMS } from '../src/domain/ceremonyRules.js';
 import { appendPasskey, finishAppendRequest, registered, startAppend } from './flows.js';
 import { SoftAuthenticator, type SoftAlgorithm } from '../../../test/kit/softAuthenticator.js';
-import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
+import { ORIGIN } from '../../../test/kit/fakeConnect.js';
+import { as, clientInformation, failure, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 beforeAll(async () => {

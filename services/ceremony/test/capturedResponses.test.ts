@@ -28,7 +28,8 @@ import { parseAttestationResponse } from '../src/domain/parseAttestationResponse
 import type { CredentialRecord } from '../src/store/credentials.js';
 import type { SessionRecord, SessionStore } from '../src/store/sessions.js';
 import { finishAppendRequest, startAppend, startLogin } from './flows.js';
-import { as, clientInformation, failure, PROJECTS, startTestEnv, type TestEnv } from './support.js';
+import { PROJECTS } from '../../../test/kit/fakeConnect.js';
+import { as, clientInformation, failure, startTestEnv, type TestEnv } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // The fixtures (CommonJS, untyped): ArrayBuffers as a browser's PublicKeyCredential holds them.

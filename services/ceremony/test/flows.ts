@@ -2,7 +2,8 @@
 import type { Client } from '@connectrpc/connect';
 import type { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { SoftAuthenticator, type CreateInput, type GetInput, type SoftCredential } from '../../../test/kit/softAuthenticator.js';
-import { as, clientInformation, ORIGIN } from './support.js';
+import { ORIGIN } from '../../../test/kit/fakeConnect.js';
+import { as, clientInformation } from './support.js';
 
 export interface AppendOptions {
   projectId?: string;

@@ -4,7 +4,8 @@ import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { login, registered, startLogin } from './flows.js';
 import { SoftAuthenticator, type SoftAlgorithm } from '../../../test/kit/softAuthenticator.js';
-import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
+import { ORIGIN } from '../../../test/kit/fakeConnect.js';
+import { as, clientInformation, failure, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { USER_CACHE_TTL_MS } from '../src/clients/connectDirectory.js';
 import { registered } from './flows.js';
 import { SoftAuthenticator, type SoftCredential } from '../../../test/kit/softAuthenticator.js';
-import { as, clientInformation, failure, ORIGIN, startTestEnv, type TestEnv } from './support.js';
+import { ORIGIN } from '../../../test/kit/fakeConnect.js';
+import { as, clientInformation, failure, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 beforeAll(async () => {

@@ -1,24 +1,19 @@
 /**
  * Shared set-up of the ceremony service's tests: MongoDB (the embedded store, or MONGODB_URI's real
- * one) with a fresh database, the real repositories, the real connect adapters talking to in-test
- * ProjectService/UserService implementations (router transport) that stand in for the connect
- * service, a recording InsightsService and a controllable clock.
+ * one) with a fresh database, the real repositories, the real connect adapters talking to the
+ * kit's in-memory connect service (test/kit/fakeConnect.ts), a recording InsightsService and a
+ * controllable clock.
  */
-import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient, createRouterTransport, type Client, type HandlerContext } from '@connectrpc/connect';
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { pino } from 'pino';
 import type { EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
-import {
-  GetProjectPublicInfoResponseSchema,
-  ProjectService,
-  SignPasskeyDataResponseSchema,
-} from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
-import { GetUserResponseSchema, UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import type { Store } from '../../runtime/mongo.js';
+import { FakeConnect } from '../../../test/kit/fakeConnect.js';
 import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/clients/connectDirectory.js';
@@ -41,91 +36,6 @@ import { mongoWebauthnUserStore } from '../src/store/webauthnUsers.js';
 
 export const silent = pino({ level: 'silent' });
 
-export interface TestProject {
-  projectId: string;
-  rpId: string;
-  rpName: string;
-  origins: string[];
-  userVerification: 'required' | 'preferred' | 'discouraged';
-  frontendApiUrl: string;
-  cloneDetection?: 'block' | 'record';
-}
-
-export const PROJECTS: Record<string, TestProject> = {
-  'pro-1': { projectId: 'pro-1', rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'], userVerification: 'required', frontendApiUrl: 'https://pro-1.auth.example.com' },
-  'pro-2': { projectId: 'pro-2', rpId: 'other.test', rpName: 'Other', origins: ['https://other.test'], userVerification: 'preferred', frontendApiUrl: 'https://pro-2.auth.example.com', cloneDetection: 'record' },
-};
-export const ORIGIN = 'https://app.example.com';
-
-/** The connect service's ProjectService and UserService, in memory; records the project header of every call. */
-export class FakeConnect {
-  readonly users = new Map<string, { fullName?: string; explicitWebauthnId?: string }>([
-    ['pro-1/usr-1', { fullName: 'Ada Lovelace' }],
-    ['pro-1/usr-2', {}],
-    ['pro-1/usr-7', { explicitWebauthnId: 'legacy-handle-7' }],
-    ['pro-2/usr-1', {}],
-  ]);
-  readonly calls: string[] = [];
-  projectInfoCalls = 0;
-  privateKey!: CryptoKey;
-  publicJwk!: JWK;
-
-  async init(): Promise<this> {
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    this.privateKey = privateKey;
-    this.publicJwk = await exportJWK(publicKey);
-    return this;
-  }
-
-  private header(ctx: HandlerContext): string {
-    return ctx.requestHeader.get('x-passkeyauth-project-id') ?? '';
-  }
-
-  transport() {
-    return createRouterTransport((router) => {
-      router.service(ProjectService, {
-        getProjectPublicInfo: async (req, ctx) => {
-          this.projectInfoCalls++;
-          this.calls.push(`GetProjectPublicInfo ${req.projectId} header=${this.header(ctx)}`);
-          const p = PROJECTS[req.projectId];
-          if (!p) throw new ConnectError('project not found', Code.NotFound);
-          return create(GetProjectPublicInfoResponseSchema, { ...p, appName: p.rpName });
-        },
-        signPasskeyData: async (req, ctx) => {
-          const projectId = this.header(ctx);
-          this.calls.push(`SignPasskeyData header=${projectId} expiresIn=${req.expiresInSeconds}`);
-          const d = req.passkeyData!;
-          const token = await new SignJWT({
-            kind: 'passkey_data',
-            id: d.id,
-            userID: d.userId,
-            username: d.username,
-            challengeID: d.challengeId,
-            ceremonyType: d.ceremonyType,
-            aaguidDetails: { aaguid: d.aaguidDetails?.aaguid ?? '', name: d.aaguidDetails?.name ?? '' },
-          })
-            .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
-            .setSubject(d.userId)
-            .setIssuer(PROJECTS[projectId].frontendApiUrl)
-            .setAudience(projectId)
-            .setIssuedAt()
-            .setExpirationTime(`${req.expiresInSeconds}s`)
-            .sign(this.privateKey);
-          return create(SignPasskeyDataResponseSchema, { signedPasskeyData: token });
-        },
-      });
-      router.service(UserService, {
-        getUser: async (req, ctx) => {
-          const projectId = this.header(ctx);
-          this.calls.push(`GetUser ${req.userId} header=${projectId}`);
-          const u = this.users.get(`${projectId}/${req.userId}`);
-          if (!u) throw new ConnectError('user not found', Code.NotFound);
-          return create(GetUserResponseSchema, { user: { userId: req.userId, status: 'active', ...u } });
-        },
-      });
-    });
-  }
-}
 
 /** An InsightsService double: simple fixed rules, and a record of everything it was told. */
 export class RecordingInsights implements InsightsService {

@@ -18,7 +18,7 @@ import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
 import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
-import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from './fakeServices.js';
+import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

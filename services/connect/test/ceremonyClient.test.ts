@@ -13,7 +13,7 @@ import { errorInterceptor, toConnectError } from '../../runtime/interceptors.js'
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import { relayError } from '../src/clients/relayError.js';
 import type { CeremonyClient, ServiceCall } from '../src/connect-flows/domain/passkeyCeremonies.js';
-import { CAPABLE_BROWSER } from './fakeServices.js';
+import { CAPABLE_BROWSER } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 
 const CALL: ServiceCall = { projectId: 'pro-1', requestId: 'req-1', clientAddress: '203.0.113.1' };
 const CLIENT: CeremonyClient = { snapshot: { ...CAPABLE_BROWSER, visitorId: 'v'.repeat(300), privateMode: true }, clientEnvHandle: 'env-1', remoteAddress: '203.0.113.1', userAgent: 'UA' };

@@ -15,7 +15,7 @@ import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedP
 import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
 import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
 import type { ConnectFlow, ClientSnapshot } from '../src/connect-flows/store/processes.js';
-import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from './fakeServices.js';
+import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -13,7 +13,7 @@ import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/st
 import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
-import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from './fakeServices.js';
+import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

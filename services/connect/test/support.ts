@@ -1,15 +1,15 @@
 /** Shared set-up of the connect service's tests: an embedded store, real repositories, in-memory RPC. */
 import { createClient, createRouterTransport, type Client, type Transport } from '@connectrpc/connect';
-import { randomBytes } from 'node:crypto';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import type { EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { HEADERS } from '../../runtime/context.js';
 import { createLogger } from '../../runtime/logger.js';
 import { createMetrics } from '../../runtime/metrics.js';
-import { connectStore, type Store } from '../../runtime/mongo.js';
+import type { Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
@@ -56,10 +56,8 @@ export interface TestEnv {
 
 /** An embedded MongoDB-compatible store (or MONGODB_URI's real MongoDB) with a fresh database. */
 export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:8080', backendApiUrl: 'http://localhost:8081' }): Promise<TestEnv> {
-  const mongo = process.env.MONGODB_URI ? null : await startEmbeddedMongo({ port: 0, log: () => undefined });
-  const dbName = `connect_test_${randomBytes(4).toString('hex')}`;
-  const uri = withDatabase(process.env.MONGODB_URI ?? mongo!.uri, dbName);
-  const store = await connectStore(uri, dbName, connectIndexes);
+  const db = await openTestDatabase('connect_test', connectIndexes);
+  const { mongo, store, uri } = db;
   const cleanup = new RecordingUserCleanup();
   const deps: ConnectServiceDeps = {
     projects: mongoProjectStore(store.db),
@@ -70,7 +68,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     clientEnvs: mongoClientEnvStore(store.db),
     sessions: mongoSessionStore(store.db),
     // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts)
-    // and in memory with fakes of the port (flowFakes.ts); here the RPC adapter over an empty
+    // and in memory with fakes of the port (test/kit/fakeCeremonyAndChallenge.ts); here the RPC adapter over an empty
     // router answers them with "unimplemented".
     ceremony: rpcPasskeyCeremonies(createClient(CeremonyService, createRouterTransport(() => undefined))),
     // Likewise the challenge service (me.test.ts puts a fake service behind the adapter).
@@ -90,17 +88,8 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     uri,
     deps,
     cleanup,
-    async close() {
-      if (process.env.MONGODB_URI) await store.db.dropDatabase();
-      await store.close();
-      await mongo?.stop();
-    },
+    close: () => db.close(),
   };
-}
-
-/** The URI with its database path replaced (query options kept), e.g. for a child process. */
-export function withDatabase(uri: string, dbName: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/, `$1/${dbName}$2`);
 }
 
 /** The service's routes behind the same interceptors as in production, without a network. */
