@@ -14,7 +14,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { API_SECRET_PREFIX, hashApiSecret, newApiSecret, secretMatchesAny } = await import('../src/projects/domain/apiSecrets.js');
+const { API_SECRET_PREFIX, hashApiSecret, newApiSecret, secretMatchesAny } = await import('../src/projects/domain/hashApiSecret.js');
 
 describe('API secrets', () => {
   it('look like corbado1_ and base64url of 32 random bytes', () => {

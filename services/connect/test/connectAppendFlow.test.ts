@@ -13,7 +13,7 @@ import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flow
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
-import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
+import { processIdOfToken } from '../src/connect-flows/domain/signProcessToken.js';
 import type { ConnectFlow, ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';

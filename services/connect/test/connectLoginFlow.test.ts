@@ -10,7 +10,7 @@ import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flow
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
 import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
-import { processIdOfToken } from '../src/connect-flows/domain/processToken.js';
+import { processIdOfToken } from '../src/connect-flows/domain/signProcessToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';

@@ -20,7 +20,7 @@ import { issueClientKey } from '../projects/domain/issueClientKey.js';
 import { listProjects, type ProjectSummary } from '../projects/domain/listProjects.js';
 import { DEFAULT_PROJECT_URLS, type ProjectDeps, type ProjectUrlConfig } from '../projects/domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeName, normalizeOrigins, normalizeRpId } from '../projects/domain/projectRules.js';
-import { issueInvitation } from '../connect-flows/domain/invitations.js';
+import { issueInvitation } from '../connect-flows/domain/issueInvitation.js';
 import { rotateSecret } from '../projects/domain/rotateSecret.js';
 import { rotateSigningKey } from '../projects/domain/rotateSigningKey.js';
 import {

@@ -9,7 +9,7 @@ import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './authProcess.js';
+import { advance } from './loadAuthProcess.js';
 import { completedBlock, type Block } from './blocks.js';
 
 /** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */

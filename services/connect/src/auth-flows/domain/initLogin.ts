@@ -11,7 +11,7 @@ import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifie
 import type { IdentifierType } from '../../users/store/identifiers.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './authProcess.js';
+import { advance } from './loadAuthProcess.js';
 import { loginInitBlock, type Block } from './blocks.js';
 import { offerLogin } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';

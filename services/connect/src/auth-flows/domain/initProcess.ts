@@ -7,7 +7,7 @@ import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { describeAuthClient } from './authClient.js';
+import { describeAuthClient } from './describeAuthClient.js';
 import { loginInitBlock, signupInitBlock, type Block } from './blocks.js';
 import { startAuthProcess } from './startAuthProcess.js';
 

@@ -6,8 +6,8 @@
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './authProcess.js';
-import { describeAuthClient } from './authClient.js';
+import { advance } from './loadAuthProcess.js';
+import { describeAuthClient } from './describeAuthClient.js';
 import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blocks.js';
 import { verifyAlternative } from './sendCode.js';
 

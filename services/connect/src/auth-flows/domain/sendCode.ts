@@ -8,7 +8,7 @@ import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { CodeChannel } from './oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './authProcess.js';
+import { advance } from './loadAuthProcess.js';
 import { verifyBlock, type Block } from './blocks.js';
 
 export const RESEND_AFTER_SECONDS = 30;

@@ -7,9 +7,9 @@ import { newId } from '../../../../runtime/ids.js';
 import type { AuthProcessRecord, AuthType, BlockType } from '../store/authProcesses.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { signProcessToken } from '../../connect-flows/domain/processToken.js';
+import { signProcessToken } from '../../connect-flows/domain/signProcessToken.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
-import { authProcessOf } from './authProcess.js';
+import { authProcessOf } from './loadAuthProcess.js';
 
 export interface StartedProcess {
   process: AuthProcessRecord;

@@ -21,11 +21,11 @@ import {
 import type { AuthFlowDeps } from '../domain/authDeps.js';
 import type { Block } from '../domain/blocks.js';
 import { initLogin } from '../domain/initLogin.js';
-import { passkeyAppendFinish, passkeyAppendStart, passkeyLoginFinish, passkeyLoginStart, passkeyMediationFinish } from '../domain/passkeySteps.js';
+import { passkeyAppendFinish, passkeyAppendStart, passkeyLoginFinish, passkeyLoginStart, passkeyMediationFinish } from '../domain/finishPasskeyMediation.js';
 import { initProcess } from '../domain/initProcess.js';
 import { initSignup } from '../domain/initSignup.js';
-import { processComplete, skipBlock } from '../domain/skipAndComplete.js';
-import { identifierVerifyFinish, identifierVerifyStart } from '../domain/verifySteps.js';
+import { processComplete, skipBlock } from '../domain/skipBlock.js';
+import { identifierVerifyFinish, identifierVerifyStart } from '../domain/finishIdentifierVerify.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';

@@ -4,7 +4,7 @@
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { processIdOfToken } from './processToken.js';
+import { processIdOfToken } from './signProcessToken.js';
 
 export async function clearProcess(deps: ConnectFlowDeps, call: FlowCall, processToken: string): Promise<void> {
   const processId = await processIdOfToken(deps, call.projectId, processToken);

@@ -7,7 +7,7 @@
 import { DomainError, notFound, permissionDenied } from '../../../../runtime/errors.js';
 import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { isClientFailure } from './ceremonyErrors.js';
+import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
 import { classifyIdentifier } from './classifyIdentifier.js';

@@ -9,9 +9,9 @@ import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.
 import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
-import { isClientFailure } from './ceremonyErrors.js';
+import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './passkeyOperation.js';
+import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 
 export interface AppendFinishInput {
   attestationResponse: string;

@@ -9,12 +9,12 @@ import { failedPrecondition, permissionDenied } from '../../../../runtime/errors
 import type { PasskeyData } from './passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
-import { isNotFound } from './ceremonyErrors.js';
+import { isNotFound } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
 import { findLoginIdentifierOfUser } from './findLoginIdentifierOfUser.js';
 import type { Fallback } from './startLogin.js';
-import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './passkeyOperation.js';
+import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 
 export interface LoginFinishInput {
   isConditionalUI: boolean;

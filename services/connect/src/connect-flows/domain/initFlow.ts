@@ -10,10 +10,10 @@ import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
 import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { clientFlags, mergeFlags } from './flowFlags.js';
-import { isValidInvitation } from './invitations.js';
+import { clientFlags, mergeFlags } from './checkClientFlags.js';
+import { isValidInvitation } from './issueInvitation.js';
 import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
-import { signProcessToken } from './processToken.js';
+import { signProcessToken } from './signProcessToken.js';
 import { resolveClientEnv } from './resolveClientEnv.js';
 
 /** The flag connect UIs read to decide whether to start passkey autofill. */

@@ -27,7 +27,7 @@ import { finishLogin } from '../domain/finishLogin.js';
 import { startLogin, type Fallback } from '../domain/startLogin.js';
 import { deleteManagedPasskey } from '../domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../domain/listManagedPasskeys.js';
-import type { PasskeyOperationResult } from '../domain/passkeyOperation.js';
+import type { PasskeyOperationResult } from '../domain/describePasskeyOperation.js';
 import { recordFlowEvent } from '../domain/recordFlowEvent.js';
 import { clientSnapshot } from './clientSnapshot.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';

@@ -1,6 +1,6 @@
 import { unauthenticated } from '../../../../runtime/errors.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { hashApiSecret, secretMatchesAny } from './apiSecrets.js';
+import { hashApiSecret, secretMatchesAny } from './hashApiSecret.js';
 import { isProjectId } from './projectRules.js';
 
 /** A hash no secret matches, compared against when the project is unknown. */

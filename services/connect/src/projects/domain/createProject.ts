@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../../../runtime/ids.js';
 import type { ProjectRecord } from '../store/projects.js';
-import { hashApiSecret, newApiSecret } from './apiSecrets.js';
+import { hashApiSecret, newApiSecret } from './hashApiSecret.js';
 import { issueClientKey } from './issueClientKey.js';
 import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl } from './projectRules.js';
 import type { Environment } from '../store/projects.js';
-import { generateSigningKey } from './signingKeys.js';
+import { generateSigningKey } from './generateSigningKey.js';
 
 export interface CreateProjectInput {
   name: string;

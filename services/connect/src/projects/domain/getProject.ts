@@ -5,7 +5,7 @@ import { eventRetentionDaysOf } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
 import type { PublicJwk } from '../store/projects.js';
-import { liveSigningKeys } from './signingKeys.js';
+import { liveSigningKeys } from './generateSigningKey.js';
 
 /** The project, or not_found `project_not_found` (also for IDs that cannot be project IDs). */
 export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectRecord> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { hashApiSecret, newApiSecret } from './apiSecrets.js';
+import { hashApiSecret, newApiSecret } from './hashApiSecret.js';
 import { getProject } from './getProject.js';
 import type { ProjectDeps } from './projectDeps.js';
 

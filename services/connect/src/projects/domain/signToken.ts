@@ -1,6 +1,6 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import type { ProjectDeps } from './projectDeps.js';
-import { activeSigningKey, loadPrivateKey } from './signingKeys.js';
+import { activeSigningKey, loadPrivateKey } from './generateSigningKey.js';
 import { getProject } from './getProject.js';
 
 export interface SignTokenOptions {

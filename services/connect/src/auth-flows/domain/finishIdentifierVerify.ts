@@ -9,8 +9,8 @@ import { DomainError, invalidArgument, resourceExhausted } from '../../../../run
 import type { BlockType, VerificationMethod } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance, authProcessOf } from './authProcess.js';
-import { canOfferAppend } from './authClient.js';
+import { advance, authProcessOf } from './loadAuthProcess.js';
+import { canOfferAppend } from './describeAuthClient.js';
 import { verifyBlock, type Block } from './blocks.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend } from './offerPasskey.js';

@@ -7,7 +7,7 @@
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { authProcessOf } from './authProcess.js';
+import { authProcessOf } from './loadAuthProcess.js';
 import type { Block } from './blocks.js';
 import { completeProcess, readyToComplete } from './completeProcess.js';
 import { defaultMethod, sendCode } from './sendCode.js';
