@@ -14,12 +14,14 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { API_SECRET_PREFIX, hashApiSecret, newApiSecret, secretMatchesAny } = await import('../src/projects/domain/hashApiSecret.js');
+const { API_SECRET_PREFIX, generateApiSecret } = await import('../src/projects/domain/generateApiSecret.js');
+const { hashApiSecret } = await import('../src/projects/domain/hashApiSecret.js');
+const { matchApiSecret } = await import('../src/projects/domain/matchApiSecret.js');
 
 describe('API secrets', () => {
   it('look like corbado1_ and base64url of 32 random bytes', () => {
-    const a = newApiSecret();
-    const b = newApiSecret();
+    const a = generateApiSecret();
+    const b = generateApiSecret();
     expect(a).toMatch(/^corbado1_[A-Za-z0-9_-]{43}$/);
     expect(a.startsWith(API_SECRET_PREFIX)).toBe(true);
     expect(Buffer.from(a.slice(API_SECRET_PREFIX.length), 'base64url')).toHaveLength(32);
@@ -27,27 +29,27 @@ describe('API secrets', () => {
   });
 
   it('are stored as SHA-256 hex', () => {
-    const secret = newApiSecret();
+    const secret = generateApiSecret();
     expect(hashApiSecret(secret)).toBe(createHash('sha256').update(secret).digest('hex'));
     expect(hashApiSecret(secret)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('match one of several stored hashes, comparing every hash in constant time', () => {
-    const [s1, s2, s3] = [newApiSecret(), newApiSecret(), newApiSecret()];
+    const [s1, s2, s3] = [generateApiSecret(), generateApiSecret(), generateApiSecret()];
     const stored = [hashApiSecret(s1), hashApiSecret(s2)];
     crypto.timingSafeEqualCalls = 0;
-    expect(secretMatchesAny(s1, stored)).toBe(true);
+    expect(matchApiSecret(s1, stored)).toBe(true);
     // No early exit: both stored hashes were compared although the first matched.
     expect(crypto.timingSafeEqualCalls).toBe(2);
-    expect(secretMatchesAny(s2, stored)).toBe(true);
-    expect(secretMatchesAny(s3, stored)).toBe(false);
-    expect(secretMatchesAny(s1, [])).toBe(false);
+    expect(matchApiSecret(s2, stored)).toBe(true);
+    expect(matchApiSecret(s3, stored)).toBe(false);
+    expect(matchApiSecret(s1, [])).toBe(false);
   });
 
   it('reject near misses and tolerate malformed stored hashes', () => {
-    const s = newApiSecret();
-    expect(secretMatchesAny(`${s} `, [hashApiSecret(s)])).toBe(false);
-    expect(secretMatchesAny(s.toUpperCase(), [hashApiSecret(s)])).toBe(false);
-    expect(secretMatchesAny(s, ['abcd', hashApiSecret(s)])).toBe(true);
+    const s = generateApiSecret();
+    expect(matchApiSecret(`${s} `, [hashApiSecret(s)])).toBe(false);
+    expect(matchApiSecret(s.toUpperCase(), [hashApiSecret(s)])).toBe(false);
+    expect(matchApiSecret(s, ['abcd', hashApiSecret(s)])).toBe(true);
   });
 });

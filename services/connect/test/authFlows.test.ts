@@ -7,15 +7,18 @@ import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourc
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
 import type { Block } from '../src/auth-flows/domain/blocks.js';
 import { initLogin } from '../src/auth-flows/domain/initLogin.js';
-import { passkeyAppendFinish, passkeyLoginFinish, passkeyMediationFinish } from '../src/auth-flows/domain/finishPasskeyMediation.js';
+import { finishPasskeyAppend } from '../src/auth-flows/domain/finishPasskeyAppend.js';
+import { finishPasskeyLogin } from '../src/auth-flows/domain/finishPasskeyLogin.js';
+import { finishPasskeyMediation } from '../src/auth-flows/domain/finishPasskeyMediation.js';
 import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { initSignup, type SignupInput } from '../src/auth-flows/domain/initSignup.js';
-import { processComplete, skipBlock } from '../src/auth-flows/domain/skipBlock.js';
-import { identifierVerifyFinish } from '../src/auth-flows/domain/finishIdentifierVerify.js';
+import { finishProcess } from '../src/auth-flows/domain/finishProcess.js';
+import { skipBlock } from '../src/auth-flows/domain/skipBlock.js';
+import { finishIdentifierVerify } from '../src/auth-flows/domain/finishIdentifierVerify.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
 import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
-import { processIdOfToken } from '../src/connect-flows/domain/signProcessToken.js';
+import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
@@ -46,7 +49,7 @@ function callOf(processId?: string): FlowCall {
 /** process/init for this browser; the call that continues the process, and the first block. */
 async function init(client: ClientSnapshot, preferredBlock = 'login-init') {
   const r = await initProcess(deps, callOf(), { client, clientEnvHandle: undefined, preferredBlock });
-  return { init: r, call: callOf((await processIdOfToken(deps, A, r.token))!) };
+  return { init: r, call: callOf((await readProcessToken(deps, A, r.token))!) };
 }
 
 const signup = (call: FlowCall, input: SignupInput) => initSignup(deps, call, input);
@@ -96,15 +99,15 @@ describe('F1 sign-up', () => {
     expect(await deps.users.find(A, userId)).toMatchObject({ status: 'pending', fullName: 'Ada Lovelace' });
     expect(ceremony.calls.startAppend[0].input).toMatchObject({ userId, processId: call.processId, username: 'ada@example.com', forcePasskeyAppend: true, situation: 'default' });
 
-    expect(await passkeyAppendFinish(deps, call, '{"id":"att"}')).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
+    expect(await finishPasskeyAppend(deps, call, '{"id":"att"}')).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
     expect(ceremony.calls.finishAppend[0].input).toMatchObject({ userId, processId: call.processId, attestationResponse: '{"id":"att"}', trackingId: 'req-auth' });
 
-    const done = await processComplete(deps, call);
+    const done = await finishProcess(deps, call);
     expect((await sessionOf(done)).sub).toBe(userId);
     expect(done.data.passkeyOperation).toEqual({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email', ceremonyType: 'local' });
     expect((await deps.users.find(A, userId))?.status).toBe('active');
     // A completed process never moves again.
-    expect(await rejection(processComplete(deps, call))).toMatchObject({ kind: 'failed_precondition', type: 'process_completed' });
+    expect(await rejection(finishProcess(deps, call))).toMatchObject({ kind: 'failed_precondition', type: 'process_completed' });
   });
 
   it('sends a code first where the browser cannot create a passkey; a wrong code keeps the block, the right one completes', async () => {
@@ -117,7 +120,7 @@ describe('F1 sign-up', () => {
     expect(codes.sent[0].input).toEqual({ userId, channel: 'email_otp', identifierValue: 'grace@example.com' });
     expect(codes.sent[0].call).toMatchObject({ projectId: A, requestId: 'req-auth', clientAddress: '192.0.2.9' });
 
-    const verify = (code: string) => identifierVerifyFinish(deps, call, { code, identifierType: 'email', verificationType: 'email-otp' });
+    const verify = (code: string) => finishIdentifierVerify(deps, call, { code, identifierType: 'email', verificationType: 'email-otp' });
     const wrong = await verify('000000');
     expect(wrong).toMatchObject({ block: 'email-verify', error: { code: 'invalid_code' } });
     expect(codes.verified[0].input).toEqual({ userId, challengeId: codes.sent[0].challengeId, value: '000000' });
@@ -170,7 +173,7 @@ describe('F2 login', () => {
     expect(ceremony.calls.startLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, crossDeviceAuthenticationStrategy: 'standard' });
 
     ceremony.passkeyData = { id: 'cre-3', username: 'turing@example.com', challengeId: 'cha-3', ceremonyType: 'cda' };
-    const done = await passkeyLoginFinish(deps, call, '{"id":"a"}');
+    const done = await finishPasskeyLogin(deps, call, '{"id":"a"}');
     expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, assertionResponse: '{"id":"a"}', processId: call.processId });
     expect((ceremony.calls.finishLogin[0].input as { signPasskeyData?: boolean }).signPasskeyData).toBeUndefined();
     expect((await sessionOf(done)).sub).toBe(user._id);
@@ -185,7 +188,7 @@ describe('F2 login', () => {
     expect(block).toMatchObject({ block: 'email-verify', authType: 'login' });
     expect(codes.sent[0].input).toEqual({ userId: user._id, channel: 'email_otp', identifierValue: 'hopper@example.com' });
 
-    const next = await identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+    const next = await finishIdentifierVerify(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
     expect(ceremony.calls.listPasskeys[0].input).toEqual({ userId: user._id, page: 1, pageSize: 1 });
     expect(next).toMatchObject({ block: 'passkey-append', authType: 'login', alternatives: [] });
   });
@@ -196,7 +199,7 @@ describe('F2 login', () => {
     ceremony.passkeys.set(user._id, [passkey('cre-1', 'cred-1')]);
     const { call } = await init(CAPABLE_BROWSER);
     await initLogin(deps, call, { identifierValue: 'curie@example.com', isPhone: false });
-    const done = await identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+    const done = await finishIdentifierVerify(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
     expect((await sessionOf(done)).sub).toBe(user._id);
   });
 
@@ -205,7 +208,7 @@ describe('F2 login', () => {
     ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };
     const { call } = await init(CAPABLE_BROWSER);
     await initLogin(deps, call, { identifierValue: 'lamarr@example.com', isPhone: false });
-    const verify = () => identifierVerifyFinish(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
+    const verify = () => finishIdentifierVerify(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' });
 
     codes.verifyFailures.push(failedPrecondition('challenge_expired', 'the challenge expired'));
     expect(await verify()).toMatchObject({ block: 'email-verify', error: { code: 'code_expired' } });
@@ -230,14 +233,14 @@ describe('F2 login', () => {
     const user = await existingUser('noether@example.com');
     ceremony.passkeyData = { id: 'cre-4', userId: user._id, username: 'noether@example.com', challengeId: 'cha-4', ceremonyType: 'local' };
     const { call } = await init(CAPABLE_BROWSER);
-    const done = await passkeyMediationFinish(deps, call, '{"id":"m"}');
+    const done = await finishPasskeyMediation(deps, call, '{"id":"m"}');
     expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: false });
     expect((await sessionOf(done)).sub).toBe(user._id);
     expect(done.data.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com' });
 
     const { call: again } = await init(CAPABLE_BROWSER);
     ceremony.mediationCredentialDeleted = true;
-    expect(await passkeyMediationFinish(deps, again, '{}')).toMatchObject({ block: 'login-init', error: { code: 'credential_deleted' } });
+    expect(await finishPasskeyMediation(deps, again, '{}')).toMatchObject({ block: 'login-init', error: { code: 'credential_deleted' } });
   });
 
   it('passes the ceremony refusing a passkey login on unchanged, and the process does not complete', async () => {
@@ -246,7 +249,7 @@ describe('F2 login', () => {
     await initLogin(deps, call, { identifierValue: 'franklin@example.com', isPhone: false });
     const refusal = invalidArgument('assertion_invalid', 'the signature does not verify');
     ceremony.failures.finishLogin = refusal;
-    await expect(passkeyLoginFinish(deps, call, '{}')).rejects.toBe(refusal);
+    await expect(finishPasskeyLogin(deps, call, '{}')).rejects.toBe(refusal);
     expect((await deps.authProcesses.find(A, call.processId!))?.status).toBe('active');
   });
 });

@@ -13,7 +13,7 @@ import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flow
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
-import { processIdOfToken } from '../src/connect-flows/domain/signProcessToken.js';
+import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import type { ConnectFlow, ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
@@ -39,7 +39,7 @@ function callOf(processId?: string): FlowCall {
 
 async function init(flow: ConnectFlow = 'append', client: ClientSnapshot = CAPABLE_BROWSER, situation?: string): Promise<FlowCall> {
   const r = await initFlow(deps, callOf(), { flow, client, clientEnvHandle: undefined, flags: {}, invitationToken: '', ...(situation ? { situation } : {}) });
-  return callOf((await processIdOfToken(deps, A, r.processToken))!);
+  return callOf((await readProcessToken(deps, A, r.processToken))!);
 }
 
 /** A connect token as the application's server creates it for its signed-in user. */

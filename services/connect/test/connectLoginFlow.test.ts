@@ -10,7 +10,7 @@ import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flow
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
 import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
-import { processIdOfToken } from '../src/connect-flows/domain/signProcessToken.js';
+import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';
@@ -38,7 +38,7 @@ function callOf(processId?: string): FlowCall {
 /** F5: a login process for this browser; the call that continues it. */
 async function init(client: ClientSnapshot = CAPABLE_BROWSER, clientEnvHandle?: string) {
   const r = await initFlow(deps, callOf(), { flow: 'login', client, clientEnvHandle, flags: {}, invitationToken: '' });
-  const processId = await processIdOfToken(deps, A, r.processToken);
+  const processId = await readProcessToken(deps, A, r.processToken);
   return { init: r, call: callOf(processId!) };
 }
 
@@ -143,7 +143,7 @@ describe('F8 login start', () => {
   it('refuses a call without a process token, and one of another flow', async () => {
     expect(await rejection(start(callOf(), 'ada@example.com'))).toMatchObject({ kind: 'unauthenticated', type: 'process_token_required' });
     const append = await initFlow(deps, callOf(), { flow: 'append', client: CAPABLE_BROWSER, clientEnvHandle: undefined, flags: {}, invitationToken: '' });
-    const appendCall = callOf((await processIdOfToken(deps, A, append.processToken))!);
+    const appendCall = callOf((await readProcessToken(deps, A, append.processToken))!);
     expect(await rejection(start(appendCall, 'ada@example.com'))).toMatchObject({ kind: 'permission_denied', type: 'wrong_process' });
   });
 

@@ -9,7 +9,7 @@ import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './loadAuthProcess.js';
+import { advanceProcess } from './advanceProcess.js';
 import { completedBlock, type Block } from './blocks.js';
 
 /** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
@@ -21,7 +21,7 @@ export function readyToComplete(p: AuthProcessRecord): boolean {
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */
 export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], proof: Partial<AuthProcessRecord> = {}): Promise<Block> {
   if (!readyToComplete({ ...process, ...proof })) throw failedPrecondition('process_not_ready', 'the process has not verified the user yet (passkey or code)');
-  const done = await advance(deps, process, from, { ...proof, block: 'completed', status: 'completed' });
+  const done = await advanceProcess(deps, process, from, { ...proof, block: 'completed', status: 'completed' });
   const now = deps.now();
   const userId = done.userId!;
   const user = await deps.users.find(call.projectId, userId);

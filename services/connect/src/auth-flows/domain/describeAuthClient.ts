@@ -1,5 +1,4 @@
 /** The ceremony's view of the browser in an auth process (what process/init reported, if it ran). */
-import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
 import type { AuthProcessRecord } from '../store/authProcesses.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import { describeClient } from '../../connect-flows/domain/describeClient.js';
@@ -10,11 +9,4 @@ const UNKNOWN_CLIENT: ClientSnapshot = { uvpaAvailable: false, conditionalMediat
 
 export function describeAuthClient(process: Pick<AuthProcessRecord, 'client' | 'clientEnvHandle'>, call: FlowCall): CeremonyClient {
   return describeClient({ client: process.client ?? UNKNOWN_CLIENT, clientEnvHandle: process.clientEnvHandle ?? '' }, call);
-}
-
-/** Whether to offer a passkey append: not when the browser said it cannot create one here. */
-export function canOfferAppend(process: Pick<AuthProcessRecord, 'client'>): boolean {
-  const c = process.client;
-  if (!c) return true;
-  return hasPlatformAuthenticator(c.uvpaAvailable, c.capabilities);
 }

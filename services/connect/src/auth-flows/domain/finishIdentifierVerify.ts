@@ -1,42 +1,26 @@
 /**
- * The code steps: sending a code for the process's identifier (from a verification block, or as
- * the alternative of a passkey block) and checking it. A wrong or expired code keeps the block
- * and answers it with error, as the reference does; a right one marks the identifier proven and
- * moves on: to a passkey append where the user has none and the browser can create one (the user
- * may skip it), else to completion.
+ * The code step's finish: checking the code sent by startIdentifierVerify.ts. A wrong or expired
+ * code keeps the block and answers it with error, as the reference does; a right one marks the
+ * identifier proven and moves on: to a passkey append where the user has none and the browser can
+ * create one (the user may skip it), else to completion.
  */
-import { DomainError, invalidArgument, resourceExhausted } from '../../../../runtime/errors.js';
-import type { BlockType, VerificationMethod } from '../store/authProcesses.js';
+import { DomainError, invalidArgument } from '../../../../runtime/errors.js';
+import type { BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance, authProcessOf } from './loadAuthProcess.js';
-import { canOfferAppend } from './describeAuthClient.js';
+import { advanceProcess } from './advanceProcess.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
+import { canOfferAppend } from './canOfferAppend.js';
 import { verifyBlock, type Block } from './blocks.js';
+import { checkVerificationPair } from './checkVerificationPair.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend } from './offerPasskey.js';
-import { RESEND_AFTER_SECONDS, sendCode } from './sendCode.js';
 
-const VERIFY_BLOCKS: readonly BlockType[] = ['email-verify', 'phone-verify'];
-const START_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append', 'passkey-verify'];
+export const VERIFY_BLOCKS: readonly BlockType[] = ['email-verify', 'phone-verify'];
 
-function checkPair(identifierType: string, method: string): VerificationMethod {
-  const ok = (identifierType === 'email' && (method === 'email-otp' || method === 'email-link')) || (identifierType === 'phone' && method === 'phone-otp');
-  if (!ok) throw invalidArgument('validation_error', `verificationType ${method} does not fit identifierType ${identifierType}`, [{ field: 'verificationType', message: `does not fit identifierType ${identifierType}` }]);
-  return method as VerificationMethod;
-}
-
-export async function identifierVerifyStart(deps: AuthFlowDeps, call: FlowCall, input: { identifierType: string; verificationType: string }): Promise<Block> {
-  const method = checkPair(input.identifierType, input.verificationType);
-  const process = await authProcessOf(deps, call, START_FROM);
-  const sentAt = process.challenge?.sentAt.getTime();
-  const wait = sentAt === undefined ? 0 : Math.ceil((sentAt + RESEND_AFTER_SECONDS * 1000 - deps.now().getTime()) / 1000);
-  if (wait > 0) throw resourceExhausted('resend_too_early', `a code was sent just now; send another in ${wait} s`, wait);
-  return sendCode(deps, call, process, START_FROM, method);
-}
-
-export async function identifierVerifyFinish(deps: AuthFlowDeps, call: FlowCall, input: { code: string; identifierType: string; verificationType: string }): Promise<Block> {
-  const method = checkPair(input.identifierType, input.verificationType);
-  const process = await authProcessOf(deps, call, VERIFY_BLOCKS);
+export async function finishIdentifierVerify(deps: AuthFlowDeps, call: FlowCall, input: { code: string; identifierType: string; verificationType: string }): Promise<Block> {
+  const method = checkVerificationPair(input.identifierType, input.verificationType);
+  const process = await loadAuthProcess(deps, call, VERIFY_BLOCKS);
   const challenge = process.challenge;
   if (!challenge || challenge.method !== method) throw invalidArgument('validation_error', `no ${method} code was sent in this process`, [{ field: 'verificationType', message: `no ${method} code was sent` }]);
   const again = (code: string, message: string) => verifyBlock(process.authType, { method, identifier: process.identifier!.value, error: { code, message } });
@@ -50,7 +34,7 @@ export async function identifierVerifyFinish(deps: AuthFlowDeps, call: FlowCall,
     if (err.kind === 'resource_exhausted') return again('too_many_attempts', 'too many attempts; wait and send a new code');
     throw err;
   }
-  const proven = await advance(deps, process, VERIFY_BLOCKS, { verified: true });
+  const proven = await advanceProcess(deps, process, VERIFY_BLOCKS, { verified: true });
   if (!proven.passkeyAppended && canOfferAppend(proven) && !(await hasPasskeys(deps, call, proven.userId!))) return offerAppend(deps, call, proven, VERIFY_BLOCKS);
   return completeProcess(deps, call, proven, VERIFY_BLOCKS);
 }

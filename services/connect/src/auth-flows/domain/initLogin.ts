@@ -11,7 +11,7 @@ import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifie
 import type { IdentifierType } from '../../users/store/identifiers.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './loadAuthProcess.js';
+import { advanceProcess } from './advanceProcess.js';
 import { loginInitBlock, type Block } from './blocks.js';
 import { offerLogin } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';
@@ -28,7 +28,7 @@ export async function initLogin(deps: AuthFlowDeps, call: FlowCall, input: { ide
   if (!user || user.status === 'disabled') return fieldError('identifier_not_found', 'no account with this identifier; sign up instead');
   const record = await deps.identifiers.findByValue(call.projectId, identifier.type, identifier.value);
 
-  const process = await advance(deps, started.process, FIRST_BLOCKS, {
+  const process = await advanceProcess(deps, started.process, FIRST_BLOCKS, {
     authType: 'login',
     userId: user._id,
     identifier: { id: record!._id, type: identifier.type, value: identifier.value },

@@ -16,8 +16,8 @@ import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
-import { advance } from './loadAuthProcess.js';
-import { canOfferAppend } from './describeAuthClient.js';
+import { advanceProcess } from './advanceProcess.js';
+import { canOfferAppend } from './canOfferAppend.js';
 import { signupInitBlock, type Block, type RequestError } from './blocks.js';
 import { offerAppend } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';
@@ -75,7 +75,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
   }
   const main = PREFERENCE.map((t) => records.find((r) => r.type === t)).find(Boolean)!;
   // Record the user on the process first, so the block steps below find it.
-  const stored = await advance(deps, process, FIRST_BLOCKS, {
+  const stored = await advanceProcess(deps, process, FIRST_BLOCKS, {
     authType: 'signup',
     userId: user._id,
     identifier: { id: main._id, type: main.type, value: main.value },

@@ -6,7 +6,7 @@
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './loadAuthProcess.js';
+import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blocks.js';
 import { verifyAlternative } from './sendCode.js';
@@ -22,7 +22,7 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
     forcePasskeyAppend: true,
     situation: 'default',
   });
-  const moved = await advance(deps, process, from, { block: 'passkey-append' });
+  const moved = await advanceProcess(deps, process, from, { block: 'passkey-append' });
   const variant = started.decisionInsights?.variant;
   return passkeyAppendBlock(
     moved.authType,
@@ -35,7 +35,7 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
 export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block | null> {
   const started = await deps.ceremony.startLogin(call, { userId: process.userId!, client: describeAuthClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
   if (!started.loginAllow) return null;
-  const moved = await advance(deps, process, from, { block: 'passkey-verify' });
+  const moved = await advanceProcess(deps, process, from, { block: 'passkey-verify' });
   return passkeyVerifyBlock(
     { assertionOptions: started.assertionOptions, identifierValue: moved.identifier!.value, cda: started.decisionInsights?.isCdaCandidate ?? false },
     verifyAlternative(moved),

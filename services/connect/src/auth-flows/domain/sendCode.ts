@@ -8,7 +8,7 @@ import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { CodeChannel } from './oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advance } from './loadAuthProcess.js';
+import { advanceProcess } from './advanceProcess.js';
 import { verifyBlock, type Block } from './blocks.js';
 
 export const RESEND_AFTER_SECONDS = 30;
@@ -31,7 +31,7 @@ export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: Auth
   const sent = await deps.challenges.send(call, { userId: process.userId, channel: CHALLENGE_TYPE[method], identifierValue: identifier.value });
   const now = deps.now();
   const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
-  await advance(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
+  await advanceProcess(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
   return verifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
 }
 

@@ -9,7 +9,7 @@ import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { signProcessToken } from '../../connect-flows/domain/signProcessToken.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
-import { authProcessOf } from './loadAuthProcess.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
 
 export interface StartedProcess {
   process: AuthProcessRecord;
@@ -24,7 +24,7 @@ export async function startAuthProcess(
   call: FlowCall,
   input: { authType: AuthType; block: BlockType; client?: ClientSnapshot; clientEnvHandle?: string },
 ): Promise<StartedProcess> {
-  if (call.processId) return { process: await authProcessOf(deps, call, FIRST_BLOCKS) };
+  if (call.processId) return { process: await loadAuthProcess(deps, call, FIRST_BLOCKS) };
   const now = deps.now();
   const expiresAt = Math.floor(now.getTime() / 1000) + AUTH_PROCESS_LIFETIME_SECONDS;
   const process: AuthProcessRecord = {

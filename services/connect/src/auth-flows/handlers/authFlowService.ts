@@ -21,11 +21,17 @@ import {
 import type { AuthFlowDeps } from '../domain/authDeps.js';
 import type { Block } from '../domain/blocks.js';
 import { initLogin } from '../domain/initLogin.js';
-import { passkeyAppendFinish, passkeyAppendStart, passkeyLoginFinish, passkeyLoginStart, passkeyMediationFinish } from '../domain/finishPasskeyMediation.js';
+import { finishPasskeyAppend } from '../domain/finishPasskeyAppend.js';
+import { startPasskeyAppend } from '../domain/startPasskeyAppend.js';
+import { finishPasskeyLogin } from '../domain/finishPasskeyLogin.js';
+import { startPasskeyLogin } from '../domain/startPasskeyLogin.js';
+import { finishPasskeyMediation } from '../domain/finishPasskeyMediation.js';
 import { initProcess } from '../domain/initProcess.js';
 import { initSignup } from '../domain/initSignup.js';
-import { processComplete, skipBlock } from '../domain/skipBlock.js';
-import { identifierVerifyFinish, identifierVerifyStart } from '../domain/finishIdentifierVerify.js';
+import { finishProcess } from '../domain/finishProcess.js';
+import { skipBlock } from '../domain/skipBlock.js';
+import { finishIdentifierVerify } from '../domain/finishIdentifierVerify.js';
+import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
@@ -74,32 +80,32 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyAppendStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await passkeyAppendStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
     },
     async passkeyAppendFinish(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyAppendFinishResponseSchema, { processResponse: await answer(call, await passkeyAppendFinish(deps, call, req.signedChallenge)) });
+      return create(PasskeyAppendFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyAppend(deps, call, req.signedChallenge)) });
     },
     async passkeyLoginStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await passkeyLoginStart(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
     },
     async passkeyLoginFinish(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyLoginFinishResponseSchema, { processResponse: await answer(call, await passkeyLoginFinish(deps, call, req.signedChallenge)) });
+      return create(PasskeyLoginFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyLogin(deps, call, req.signedChallenge)) });
     },
     async passkeyMediationFinish(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyMediationFinishResponseSchema, { processResponse: await answer(call, await passkeyMediationFinish(deps, call, req.signedChallenge)) });
+      return create(PasskeyMediationFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyMediation(deps, call, req.signedChallenge)) });
     },
     async identifierVerifyStart(req, ctx) {
       const call = flowCall(ctx);
-      const block = await identifierVerifyStart(deps, call, { identifierType: req.identifierType, verificationType: req.verificationType });
+      const block = await startIdentifierVerify(deps, call, { identifierType: req.identifierType, verificationType: req.verificationType });
       return create(IdentifierVerifyStartResponseSchema, { processResponse: await answer(call, block) });
     },
     async identifierVerifyFinish(req, ctx) {
       const call = flowCall(ctx);
-      const block = await identifierVerifyFinish(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
+      const block = await finishIdentifierVerify(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
       return create(IdentifierVerifyFinishResponseSchema, { processResponse: await answer(call, block) });
     },
     async blockSkip(_req, ctx) {
@@ -108,7 +114,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async processComplete(_req, ctx) {
       const call = flowCall(ctx);
-      return create(ProcessCompleteResponseSchema, { processResponse: await answer(call, await processComplete(deps, call)) });
+      return create(ProcessCompleteResponseSchema, { processResponse: await answer(call, await finishProcess(deps, call)) });
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The flags of a connect init: an object of strings from the client (the web SDK keeps them in
- * local storage), merged with the project's own flags, which win, so a project can switch a
- * client-side behaviour for every client at once.
+ * local storage), merged with the project's own flags (mergeFlags.ts), which win, so a project can
+ * switch a client-side behaviour for every client at once.
  */
 import { invalidArgument, type FieldProblem } from '../../../../runtime/errors.js';
 
@@ -9,7 +9,7 @@ const MAX_FLAGS = 50;
 const MAX_KEY = 64;
 const MAX_VALUE = 256;
 
-export function clientFlags(json: Record<string, unknown>): Record<string, string> {
+export function checkClientFlags(json: Record<string, unknown>): Record<string, string> {
   const problems: FieldProblem[] = [];
   const entries = Object.entries(json);
   if (entries.length > MAX_FLAGS) problems.push({ field: 'flags', message: `must have at most ${MAX_FLAGS} entries` });
@@ -22,8 +22,4 @@ export function clientFlags(json: Record<string, unknown>): Record<string, strin
   }
   if (problems.length) throw invalidArgument('validation_error', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
   return out;
-}
-
-export function mergeFlags(client: Record<string, string>, project: Record<string, string> | undefined): Record<string, string> {
-  return { ...client, ...(project ?? {}) };
 }

@@ -4,10 +4,10 @@
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { processIdOfToken } from './signProcessToken.js';
+import { readProcessToken } from './readProcessToken.js';
 
 export async function clearProcess(deps: ConnectFlowDeps, call: FlowCall, processToken: string): Promise<void> {
-  const processId = await processIdOfToken(deps, call.projectId, processToken);
+  const processId = await readProcessToken(deps, call.projectId, processToken);
   if (!processId) throw invalidArgument('invalid_process_token', 'processId is not a valid process token of this project', [{ field: 'processId', message: 'must be a process token of this project' }]);
   await deps.processes.clear(call.projectId, processId, deps.now());
 }

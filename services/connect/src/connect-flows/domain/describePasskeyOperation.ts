@@ -1,6 +1,5 @@
-/** passkeyOperation of connect finish answers, and the client environment's memory of it. */
+/** passkeyOperation of connect finish answers (the client environment remembers it: rememberOperation.ts). */
 import type { PasskeyData } from './passkeyCeremonies.js';
-import type { ConnectFlowDeps } from './flowDeps.js';
 import type { LoginIdentifier } from './classifyIdentifier.js';
 
 export interface PasskeyOperationResult {
@@ -11,7 +10,7 @@ export interface PasskeyOperationResult {
   aaguidDetails?: { aaguid: string; name: string; iconLight: string; iconDark: string };
 }
 
-export function passkeyOperation(operationType: 'append' | 'verify', identifier: LoginIdentifier, data: PasskeyData | undefined): PasskeyOperationResult {
+export function describePasskeyOperation(operationType: 'append' | 'verify', identifier: LoginIdentifier, data: PasskeyData | undefined): PasskeyOperationResult {
   return {
     operationType,
     identifierValue: identifier.value,
@@ -19,19 +18,4 @@ export function passkeyOperation(operationType: 'append' | 'verify', identifier:
     ceremonyType: data?.ceremonyType || 'local',
     ...(data?.aaguidDetails ? { aaguidDetails: { aaguid: data.aaguidDetails.aaguid, name: data.aaguidDetails.name, iconLight: data.aaguidDetails.iconLight, iconDark: data.aaguidDetails.iconDark } } : {}),
   };
-}
-
-/** Remembers the operation for the environment (newClientState); losing it only loses a hint. */
-export async function rememberOperation(deps: Pick<ConnectFlowDeps, 'clientEnvs' | 'logger' | 'now'>, projectId: string, handle: string, op: PasskeyOperationResult): Promise<void> {
-  try {
-    await deps.clientEnvs.setLastLogin(projectId, handle, {
-      operationType: op.operationType,
-      identifierValue: op.identifierValue,
-      identifierType: op.identifierType,
-      ceremonyType: op.ceremonyType,
-      at: deps.now(),
-    });
-  } catch (err) {
-    deps.logger.warn({ err, projectId }, 'last passkey operation of a client environment could not be stored');
-  }
 }

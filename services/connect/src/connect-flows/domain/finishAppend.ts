@@ -11,7 +11,8 @@ import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
 import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
+import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
+import { rememberOperation } from './rememberOperation.js';
 
 export interface AppendFinishInput {
   attestationResponse: string;
@@ -46,7 +47,7 @@ export async function finishAppend(deps: ConnectFlowDeps, call: FlowCall, input:
     throw err;
   }
 
-  const operation = passkeyOperation('append', process.identifier, finished.passkeyData);
+  const operation = describePasskeyOperation('append', process.identifier, finished.passkeyData);
   await deps.processes.update(
     call.projectId,
     process._id,

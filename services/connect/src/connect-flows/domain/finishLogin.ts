@@ -9,12 +9,13 @@ import { failedPrecondition, permissionDenied } from '../../../../runtime/errors
 import type { PasskeyData } from './passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
-import { isNotFound } from './isClientFailure.js';
+import { isNotFound } from './isNotFound.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
 import { findLoginIdentifierOfUser } from './findLoginIdentifierOfUser.js';
 import type { Fallback } from './startLogin.js';
-import { passkeyOperation, rememberOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
+import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
+import { rememberOperation } from './rememberOperation.js';
 
 export interface LoginFinishInput {
   isConditionalUI: boolean;
@@ -67,7 +68,7 @@ export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: 
   if (!user) throw failedPrecondition('user_not_found', 'the passkey belongs to a user that no longer exists');
   const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await findLoginIdentifierOfUser(deps, call.projectId, user._id, data.username);
   const session = await issueSession(deps, call.projectId, { id: user._id, name: user.fullName ?? identifier?.value ?? '' });
-  const operation = identifier ? passkeyOperation('verify', identifier, data) : undefined;
+  const operation = identifier ? describePasskeyOperation('verify', identifier, data) : undefined;
 
   await deps.processes.update(call.projectId, process._id, { userId: user._id, finished: { operation: 'login', conditional: input.isConditionalUI, ...(input.loadedMs !== undefined ? { loadedMs: input.loadedMs } : {}), at: deps.now() } }, deps.now());
   if (operation) await rememberOperation(deps, call.projectId, process.clientEnvHandle, operation);

@@ -10,8 +10,9 @@ import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
 import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { clientFlags, mergeFlags } from './checkClientFlags.js';
-import { isValidInvitation } from './issueInvitation.js';
+import { checkClientFlags } from './checkClientFlags.js';
+import { mergeFlags } from './mergeFlags.js';
+import { isValidInvitation } from './isValidInvitation.js';
 import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
 import { signProcessToken } from './signProcessToken.js';
 import { resolveClientEnv } from './resolveClientEnv.js';
@@ -25,7 +26,7 @@ export interface InitFlowInput {
   client: ClientSnapshot;
   /** The client environment handle the browser holds from an earlier answer, if any. */
   clientEnvHandle: string | undefined;
-  /** The client's flags as it sent them (a JSON object; checked by clientFlags). */
+  /** The client's flags as it sent them (a JSON object; checked by checkClientFlags). */
   flags: Record<string, unknown>;
   invitationToken: string;
   situation?: string;
@@ -44,7 +45,7 @@ export interface InitializedFlow {
 }
 
 export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: InitFlowInput): Promise<InitializedFlow> {
-  const flags = clientFlags(input.flags);
+  const flags = checkClientFlags(input.flags);
   const project = await getProject(deps, call.projectId);
   const client = input.client;
   const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);

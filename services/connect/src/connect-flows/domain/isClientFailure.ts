@@ -10,7 +10,3 @@ const CLIENT_KINDS = new Set<ErrorKind>(['invalid_argument', 'failed_preconditio
 export function isClientFailure(err: unknown): boolean {
   return err instanceof DomainError && CLIENT_KINDS.has(err.kind);
 }
-
-export function isNotFound(err: unknown): boolean {
-  return err instanceof DomainError && err.kind === 'not_found';
-}

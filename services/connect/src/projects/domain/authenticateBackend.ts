@@ -1,6 +1,7 @@
 import { unauthenticated } from '../../../../runtime/errors.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { hashApiSecret, secretMatchesAny } from './hashApiSecret.js';
+import { hashApiSecret } from './hashApiSecret.js';
+import { matchApiSecret } from './matchApiSecret.js';
 import { isProjectId } from './projectRules.js';
 
 /** A hash no secret matches, compared against when the project is unknown. */
@@ -14,7 +15,7 @@ const NO_SECRET = hashApiSecret('no project has this secret');
 export async function authenticateBackend(deps: Pick<ProjectDeps, 'projects'>, projectId: string, apiSecret: string): Promise<string> {
   const project = isProjectId(projectId) ? await deps.projects.find(projectId) : null;
   const hashes = project ? project.apiSecrets.map((s) => s.hash) : [NO_SECRET];
-  const matched = secretMatchesAny(apiSecret, hashes);
+  const matched = matchApiSecret(apiSecret, hashes);
   if (!project || !matched) throw unauthenticated('invalid_credentials', 'the project ID or API secret is not valid');
   return project._id;
 }

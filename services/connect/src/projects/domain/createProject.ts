@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../../../runtime/ids.js';
 import type { ProjectRecord } from '../store/projects.js';
-import { hashApiSecret, newApiSecret } from './hashApiSecret.js';
+import { hashApiSecret } from './hashApiSecret.js';
+import { generateApiSecret } from './generateApiSecret.js';
 import { issueClientKey } from './issueClientKey.js';
 import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
@@ -61,7 +62,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
   const now = deps.now();
-  const apiSecret = newApiSecret();
+  const apiSecret = generateApiSecret();
   const record: ProjectRecord = {
     _id: projectId,
     name,

@@ -5,7 +5,7 @@ import { eventRetentionDaysOf } from './eventRetention.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS, isProjectId } from './projectRules.js';
 import type { PublicJwk } from '../store/projects.js';
-import { liveSigningKeys } from './generateSigningKey.js';
+import { filterLiveSigningKeys } from './filterLiveSigningKeys.js';
 
 /** The project, or not_found `project_not_found` (also for IDs that cannot be project IDs). */
 export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId: string): Promise<ProjectRecord> {
@@ -19,7 +19,7 @@ export async function getProject(deps: Pick<ProjectDeps, 'projects'>, projectId:
  * replaced key stays until the last token it signed has expired).
  */
 export function publicJwks(project: ProjectRecord, now: Date = new Date()): PublicJwk[] {
-  return liveSigningKeys(project.signingKeys, now).map((k) => ({ ...k.publicJwk }));
+  return filterLiveSigningKeys(project.signingKeys, now).map((k) => ({ ...k.publicJwk }));
 }
 
 /** What is public about a project: enough for the gateway to authenticate its frontend calls. */

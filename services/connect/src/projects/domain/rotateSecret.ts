@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { hashApiSecret, newApiSecret } from './hashApiSecret.js';
+import { hashApiSecret } from './hashApiSecret.js';
+import { generateApiSecret } from './generateApiSecret.js';
 import { getProject } from './getProject.js';
 import type { ProjectDeps } from './projectDeps.js';
 
@@ -13,7 +14,7 @@ export const MAX_API_SECRETS = 10;
  */
 export async function rotateSecret(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, opts: { revokeOthers: boolean }): Promise<{ projectId: string; apiSecret: string }> {
   const project = await getProject(deps, projectId);
-  const apiSecret = newApiSecret();
+  const apiSecret = generateApiSecret();
   const now = deps.now();
   const updated = await deps.projects.addApiSecret(
     project._id,

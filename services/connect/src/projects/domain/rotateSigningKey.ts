@@ -22,7 +22,8 @@ import type { ProjectDeps } from './projectDeps.js';
 import { MAX_SESSION_LIFETIME_SECONDS } from '../../sessions/domain/sessionLifetimes.js';
 import { MAX_PASSKEY_DATA_LIFETIME_SECONDS } from './signPasskeyData.js';
 import type { SigningKeyRecord } from '../store/projects.js';
-import { generateSigningKey, liveSigningKeys } from './generateSigningKey.js';
+import { generateSigningKey } from './generateSigningKey.js';
+import { filterLiveSigningKeys } from './filterLiveSigningKeys.js';
 
 /** Publication before use: longer than any JWKS cache of a verifier we know (Node SDK: 10 minutes). */
 export const KEY_ACTIVATION_DELAY_SECONDS = 900;
@@ -57,7 +58,7 @@ export async function rotateSigningKey(deps: Pick<ProjectDeps, 'projects' | 'mas
     const activatesAt = new Date(now.getTime() + KEY_ACTIVATION_DELAY_SECONDS * 1000);
     const retiresAt = new Date(activatesAt.getTime() + keyRetirementSeconds() * 1000);
     // Retired keys are dropped; a key already retiring keeps its date (it stops signing no later than before).
-    const kept: SigningKeyRecord[] = liveSigningKeys(project.signingKeys, now).map((k) => (k.retiresAt ? k : { ...k, retiresAt }));
+    const kept: SigningKeyRecord[] = filterLiveSigningKeys(project.signingKeys, now).map((k) => (k.retiresAt ? k : { ...k, retiresAt }));
     const fresh: SigningKeyRecord = { ...(await generateSigningKey(deps.masterKey, project._id, now)), activatesAt };
     const updated = await deps.projects.replaceSigningKeys(
       project._id,

@@ -1,6 +1,7 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import type { ProjectDeps } from './projectDeps.js';
-import { activeSigningKey, loadPrivateKey } from './generateSigningKey.js';
+import { pickActiveSigningKey } from './pickActiveSigningKey.js';
+import { loadPrivateKey } from './loadPrivateKey.js';
 import { getProject } from './getProject.js';
 
 export interface SignTokenOptions {
@@ -23,7 +24,7 @@ export async function signToken(
   options: SignTokenOptions = {},
 ): Promise<string> {
   const project = await getProject(deps, projectId);
-  const key = options.kid !== undefined ? (project.signingKeys.find((k) => k.kid === options.kid) ?? null) : activeSigningKey(project.signingKeys, deps.now());
+  const key = options.kid !== undefined ? (project.signingKeys.find((k) => k.kid === options.kid) ?? null) : pickActiveSigningKey(project.signingKeys, deps.now());
   // Every project gets a key at creation; a project without one is corrupt data, not bad input.
   if (!key) throw new Error(`project ${projectId} has no signing key${options.kid !== undefined ? ` ${options.kid}` : ''}`);
   if (options.expiresIn !== undefined && (!Number.isInteger(options.expiresIn) || options.expiresIn <= 0)) {

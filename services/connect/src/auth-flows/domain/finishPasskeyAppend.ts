@@ -1,0 +1,20 @@
+/** The passkey-append block's finish: the ceremony verifies the new passkey and the process moves to passkey-appended. */
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advanceProcess } from './advanceProcess.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
+import { describeAuthClient } from './describeAuthClient.js';
+import { passkeyAppendedBlock, type Block } from './blocks.js';
+
+export async function finishPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {
+  const process = await loadAuthProcess(deps, call, ['passkey-append']);
+  const r = await deps.ceremony.finishAppend(call, {
+    userId: process.userId!,
+    processId: process._id,
+    attestationResponse: signedChallenge,
+    trackingId: call.requestId,
+    client: describeAuthClient(process, call),
+  });
+  const moved = await advanceProcess(deps, process, ['passkey-append'], { block: 'passkey-appended', passkeyAppended: true, ceremonyType: r.passkeyData?.ceremonyType || 'local' });
+  return passkeyAppendedBlock(moved.authType);
+}

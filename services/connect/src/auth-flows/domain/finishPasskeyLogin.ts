@@ -1,0 +1,19 @@
+/** The passkey-verify block's finish: the ceremony verifies the assertion and the process completes. */
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
+import { describeAuthClient } from './describeAuthClient.js';
+import type { Block } from './blocks.js';
+import { completeProcess } from './completeProcess.js';
+
+export async function finishPasskeyLogin(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {
+  const process = await loadAuthProcess(deps, call, ['passkey-verify']);
+  const r = await deps.ceremony.finishLogin(call, {
+    userId: process.userId!,
+    assertionResponse: signedChallenge,
+    processId: process._id,
+    trackingId: call.requestId,
+    client: describeAuthClient(process, call),
+  });
+  return completeProcess(deps, call, process, ['passkey-verify'], { passkeyUsed: true, ceremonyType: r.passkeyData?.ceremonyType || 'local' });
+}

@@ -1,0 +1,14 @@
+/** The passkey-append block's start: fresh attestation options for the user to add a passkey. */
+import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
+import type { Block } from './blocks.js';
+import { offerAppend } from './offerPasskey.js';
+import { updateProcessClient } from './updateProcessClient.js';
+
+/** `client`: the browser's newer description of itself, if the page sent one. */
+export async function startPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, client: ClientSnapshot | undefined): Promise<Block> {
+  const process = await updateProcessClient(deps, await loadAuthProcess(deps, call, ['passkey-append']), client);
+  return offerAppend(deps, call, process, ['passkey-append']);
+}
