@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
-import type { Block } from '../src/auth-flows/domain/blocks.js';
+import type { Block } from '../src/auth-flows/domain/blockTypes.js';
 import { initLogin } from '../src/auth-flows/domain/initLogin.js';
 import { finishPasskeyAppend } from '../src/auth-flows/domain/finishPasskeyAppend.js';
 import { finishPasskeyLogin } from '../src/auth-flows/domain/finishPasskeyLogin.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
 import { parsePaging } from '../../runtime/listQuery.js';
-import { parseIdentifierFilters, parseIdentifierSort } from '../src/users/domain/listQuery.js';
+import { parseIdentifierFilters, parseIdentifierSort } from '../src/users/domain/parseIdentifierListQuery.js';
 
 function problemField(fn: () => unknown): string {
   try {

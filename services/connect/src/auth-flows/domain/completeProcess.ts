@@ -10,7 +10,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { completedBlock, type Block } from './blocks.js';
+import { completedBlock, type Block } from './blockTypes.js';
 
 /** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
 export function readyToComplete(p: AuthProcessRecord): boolean {

@@ -11,7 +11,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
-import { verifyBlock, type Block } from './blocks.js';
+import { verifyBlock, type Block } from './blockTypes.js';
 import { checkVerificationPair } from './checkVerificationPair.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend } from './offerPasskey.js';

@@ -4,7 +4,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { passkeyAppendedBlock, type Block } from './blocks.js';
+import { passkeyAppendedBlock, type Block } from './blockTypes.js';
 
 export async function finishPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {
   const process = await loadAuthProcess(deps, call, ['passkey-append']);

@@ -3,7 +3,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import type { Block } from './blocks.js';
+import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 
 export async function finishPasskeyLogin(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {

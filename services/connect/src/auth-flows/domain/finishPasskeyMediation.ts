@@ -3,7 +3,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { loginInitBlock, type Block } from './blocks.js';
+import { loginInitBlock, type Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 import { findLoginIdentifierOfUser } from '../../connect-flows/domain/findLoginIdentifierOfUser.js';
 

@@ -5,7 +5,7 @@
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import type { Block } from './blocks.js';
+import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 
 export async function finishProcess(deps: AuthFlowDeps, call: FlowCall): Promise<Block> {

@@ -12,7 +12,7 @@ import type { IdentifierType } from '../../users/store/identifiers.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { loginInitBlock, type Block } from './blocks.js';
+import { loginInitBlock, type Block } from './blockTypes.js';
 import { offerLogin } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';

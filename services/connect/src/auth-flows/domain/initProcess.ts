@@ -8,7 +8,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { loginInitBlock, signupInitBlock, type Block } from './blocks.js';
+import { loginInitBlock, signupInitBlock, type Block } from './blockTypes.js';
 import { startAuthProcess } from './startAuthProcess.js';
 
 export interface InitializedAuth {

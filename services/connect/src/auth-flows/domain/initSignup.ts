@@ -18,7 +18,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
-import { signupInitBlock, type Block, type RequestError } from './blocks.js';
+import { signupInitBlock, type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';

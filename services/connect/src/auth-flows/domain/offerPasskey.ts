@@ -8,7 +8,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blocks.js';
+import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blockTypes.js';
 import { verifyAlternative } from './sendCode.js';
 
 export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {

@@ -9,7 +9,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { CodeChannel } from './oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { verifyBlock, type Block } from './blocks.js';
+import { verifyBlock, type Block } from './blockTypes.js';
 
 export const RESEND_AFTER_SECONDS = 30;
 

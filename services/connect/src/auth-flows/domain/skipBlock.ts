@@ -6,7 +6,7 @@ import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import type { Block } from './blocks.js';
+import type { Block } from './blockTypes.js';
 import { completeProcess, readyToComplete } from './completeProcess.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 

@@ -7,7 +7,7 @@ import type { BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import type { Block } from './blocks.js';
+import type { Block } from './blockTypes.js';
 import { checkVerificationPair } from './checkVerificationPair.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { RESEND_AFTER_SECONDS, sendCode } from './sendCode.js';

@@ -3,7 +3,7 @@ import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import type { Block } from './blocks.js';
+import type { Block } from './blockTypes.js';
 import { offerAppend } from './offerPasskey.js';
 import { updateProcessClient } from './updateProcessClient.js';
 

@@ -19,7 +19,7 @@ import {
   type ProcessResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import type { AuthFlowDeps } from '../domain/authDeps.js';
-import type { Block } from '../domain/blocks.js';
+import type { Block } from '../domain/blockTypes.js';
 import { initLogin } from '../domain/initLogin.js';
 import { finishPasskeyAppend } from '../domain/finishPasskeyAppend.js';
 import { startPasskeyAppend } from '../domain/startPasskeyAppend.js';

@@ -6,7 +6,7 @@
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken, newRefreshToken } from './refreshTokens.js';
+import { hashRefreshToken, newRefreshToken } from './hashRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { signSessionToken } from './signSessionToken.js';
 

@@ -10,7 +10,7 @@ import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken, newRefreshToken } from './refreshTokens.js';
+import { hashRefreshToken, newRefreshToken } from './hashRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { refreshLifetimeOf, sessionLifetimeOf } from './sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';

@@ -1,5 +1,5 @@
 import type { IdentifierRecord } from '../store/identifiers.js';
-import { parseIdentifierListQuery } from './listQuery.js';
+import { parseIdentifierListQuery } from './parseIdentifierListQuery.js';
 import type { UserDeps } from './userDeps.js';
 
 export interface IdentifierList {
