@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
 import { parsePaging } from '../../runtime/listQuery.js';
-import { parseIdentifierFilters, parseIdentifierSort } from '../src/users/domain/parseIdentifierListQuery.js';
+import { parseIdentifierFilters } from '../src/users/domain/parseIdentifierFilters.js';
+import { parseIdentifierSort } from '../src/users/domain/parseIdentifierSort.js';
 
 function problemField(fn: () => unknown): string {
   try {

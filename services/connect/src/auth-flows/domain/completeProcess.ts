@@ -10,7 +10,8 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { completedBlock, type Block } from './blockTypes.js';
+import { buildCompletedBlock } from './buildCompletedBlock.js';
+import { type Block } from './blockTypes.js';
 
 /** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
 export function readyToComplete(p: AuthProcessRecord): boolean {
@@ -32,5 +33,5 @@ export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, proces
     done.passkeyAppended || done.passkeyUsed
       ? { operationType: done.passkeyAppended ? 'append' : 'verify', identifierValue: done.identifier?.value ?? '', identifierType: done.identifier?.type ?? '', ceremonyType: done.ceremonyType ?? 'local' }
       : undefined;
-  return completedBlock(done.authType, { shortSession: session.sessionToken, longSession: session.refreshToken ?? '', ...(operation ? { passkeyOperation: operation } : {}) });
+  return buildCompletedBlock(done.authType, { shortSession: session.sessionToken, longSession: session.refreshToken ?? '', ...(operation ? { passkeyOperation: operation } : {}) });
 }

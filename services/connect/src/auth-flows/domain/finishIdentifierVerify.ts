@@ -11,7 +11,8 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
-import { verifyBlock, type Block } from './blockTypes.js';
+import { buildVerifyBlock } from './buildVerifyBlock.js';
+import { type Block } from './blockTypes.js';
 import { checkVerificationPair } from './checkVerificationPair.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend } from './offerPasskey.js';
@@ -23,7 +24,7 @@ export async function finishIdentifierVerify(deps: AuthFlowDeps, call: FlowCall,
   const process = await loadAuthProcess(deps, call, VERIFY_BLOCKS);
   const challenge = process.challenge;
   if (!challenge || challenge.method !== method) throw invalidArgument('validation_error', `no ${method} code was sent in this process`, [{ field: 'verificationType', message: `no ${method} code was sent` }]);
-  const again = (code: string, message: string) => verifyBlock(process.authType, { method, identifier: process.identifier!.value, error: { code, message } });
+  const again = (code: string, message: string) => buildVerifyBlock(process.authType, { method, identifier: process.identifier!.value, error: { code, message } });
   try {
     await deps.challenges.verify(call, { userId: process.userId!, challengeId: challenge.id, value: input.code });
   } catch (err) {

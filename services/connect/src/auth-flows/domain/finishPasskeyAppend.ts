@@ -4,7 +4,8 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { passkeyAppendedBlock, type Block } from './blockTypes.js';
+import { buildPasskeyAppendedBlock } from './buildPasskeyAppendedBlock.js';
+import { type Block } from './blockTypes.js';
 
 export async function finishPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {
   const process = await loadAuthProcess(deps, call, ['passkey-append']);
@@ -16,5 +17,5 @@ export async function finishPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, si
     client: describeAuthClient(process, call),
   });
   const moved = await advanceProcess(deps, process, ['passkey-append'], { block: 'passkey-appended', passkeyAppended: true, ceremonyType: r.passkeyData?.ceremonyType || 'local' });
-  return passkeyAppendedBlock(moved.authType);
+  return buildPasskeyAppendedBlock(moved.authType);
 }

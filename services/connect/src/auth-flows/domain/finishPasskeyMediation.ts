@@ -3,7 +3,8 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { loginInitBlock, type Block } from './blockTypes.js';
+import { buildLoginInitBlock } from './buildLoginInitBlock.js';
+import { type Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 import { findLoginIdentifierOfUser } from '../../connect-flows/domain/findLoginIdentifierOfUser.js';
 
@@ -19,7 +20,7 @@ export async function finishPasskeyMediation(deps: AuthFlowDeps, call: FlowCall,
     signPasskeyData: false,
   });
   if (r.error?.type === 'credentialDeleted' || !r.passkeyData) {
-    return loginInitBlock({ identifierValue: '', isPhone: false, fieldError: { code: 'credential_deleted', message: 'this passkey no longer exists; log in with your email address, phone number or username' } });
+    return buildLoginInitBlock({ identifierValue: '', isPhone: false, fieldError: { code: 'credential_deleted', message: 'this passkey no longer exists; log in with your email address, phone number or username' } });
   }
   const userId = r.passkeyData.userId;
   const identifier = await findLoginIdentifierOfUser(deps, call.projectId, userId, r.passkeyData.username);

@@ -8,7 +8,9 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { loginInitBlock, signupInitBlock, type Block } from './blockTypes.js';
+import { buildLoginInitBlock } from './buildLoginInitBlock.js';
+import { buildSignupInitBlock } from './buildSignupInitBlock.js';
+import { type Block } from './blockTypes.js';
 import { startAuthProcess } from './startAuthProcess.js';
 
 export interface InitializedAuth {
@@ -37,14 +39,14 @@ export async function initProcess(deps: AuthFlowDeps, call: FlowCall, input: Pro
     clientEnvHandle: env.handle,
   });
   let block: Block;
-  if (signup) block = signupInitBlock({ identifiers: [] });
+  if (signup) block = buildSignupInitBlock({ identifiers: [] });
   else {
     let conditionalUIChallenge: string | undefined;
     if (client.conditionalMediationAvailable) {
       const m = await deps.ceremony.startMediation(call, { client: describeAuthClient(process, call), processId: process._id });
       if (m.loginAllow) conditionalUIChallenge = m.assertionOptions;
     }
-    block = loginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });
+    block = buildLoginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });
   }
   return { token: newProcess!.token, expiresAt: newProcess!.expiresAt, ...(issued ? { newClientEnvHandle: env.handle } : {}), block };
 }

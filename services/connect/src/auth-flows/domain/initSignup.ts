@@ -18,7 +18,8 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
-import { signupInitBlock, type Block, type RequestError } from './blockTypes.js';
+import { buildSignupInitBlock } from './buildSignupInitBlock.js';
+import { type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerPasskey.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
@@ -55,7 +56,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
     checked.push(entry);
   }
   if (checked.some((c) => c.error)) {
-    return { block: signupInitBlock({ identifiers: checked, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
+    return { block: buildSignupInitBlock({ identifiers: checked, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
   }
 
   const now = deps.now();
@@ -69,7 +70,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
       for (const r of records) await deps.identifiers.delete(call.projectId, user._id, r._id);
       await deps.users.delete(call.projectId, user._id);
       const raced = checked.map((x) => (x === c ? { ...x, error: { code: 'identifier_already_in_use', message: `this ${c.type} is already registered; log in instead` } } : x));
-      return { block: signupInitBlock({ identifiers: raced, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
+      return { block: buildSignupInitBlock({ identifiers: raced, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
     }
     records.push(record);
   }

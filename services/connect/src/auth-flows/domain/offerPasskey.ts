@@ -8,7 +8,9 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
-import { passkeyAppendBlock, passkeyVerifyBlock, type Block } from './blockTypes.js';
+import { buildPasskeyAppendBlock } from './buildPasskeyAppendBlock.js';
+import { buildPasskeyVerifyBlock } from './buildPasskeyVerifyBlock.js';
+import { type Block } from './blockTypes.js';
 import { verifyAlternative } from './sendCode.js';
 
 export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {
@@ -24,7 +26,7 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
   });
   const moved = await advanceProcess(deps, process, from, { block: 'passkey-append' });
   const variant = started.decisionInsights?.variant;
-  return passkeyAppendBlock(
+  return buildPasskeyAppendBlock(
     moved.authType,
     { attestationOptions: started.attestationOptions, identifierValue: identifier.value, identifierType: identifier.type, ...(variant ? { variant } : {}) },
     moved.verified ? [] : verifyAlternative(moved),
@@ -36,7 +38,7 @@ export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: Au
   const started = await deps.ceremony.startLogin(call, { userId: process.userId!, client: describeAuthClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
   if (!started.loginAllow) return null;
   const moved = await advanceProcess(deps, process, from, { block: 'passkey-verify' });
-  return passkeyVerifyBlock(
+  return buildPasskeyVerifyBlock(
     { assertionOptions: started.assertionOptions, identifierValue: moved.identifier!.value, cda: started.decisionInsights?.isCdaCandidate ?? false },
     verifyAlternative(moved),
   );

@@ -9,7 +9,8 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { CodeChannel } from './oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { verifyBlock, type Block } from './blockTypes.js';
+import { buildVerifyBlock } from './buildVerifyBlock.js';
+import { type Block } from './blockTypes.js';
 
 export const RESEND_AFTER_SECONDS = 30;
 
@@ -32,11 +33,11 @@ export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: Auth
   const now = deps.now();
   const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
   await advanceProcess(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
-  return verifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
+  return buildVerifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
 }
 
 /** The block that offers a code instead (the alternative to a passkey block), if the identifier allows one. */
 export function verifyAlternative(process: Pick<AuthProcessRecord, 'identifier' | 'authType'>): Block[] {
   const method = defaultMethod(process);
-  return method && process.identifier ? [verifyBlock(process.authType, { method, identifier: process.identifier.value })] : [];
+  return method && process.identifier ? [buildVerifyBlock(process.authType, { method, identifier: process.identifier.value })] : [];
 }

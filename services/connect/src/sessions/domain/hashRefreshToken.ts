@@ -1,10 +1,5 @@
-/** Refresh tokens: opaque random strings, recognizable by their prefix, stored only as a hash. */
-import { createHash, randomBytes } from 'node:crypto';
-
-/** "rt_" and 32 random bytes as base64url (43 characters); the gateway recognizes this shape. */
-export function newRefreshToken(): string {
-  return `rt_${randomBytes(32).toString('base64url')}`;
-}
+/** Refresh tokens (generateRefreshToken.ts) are stored only as a hash. */
+import { createHash } from 'node:crypto';
 
 /** Hex SHA-256: the token has 256 bits of entropy, so an unsalted fast hash is enough (nothing to brute-force). */
 export function hashRefreshToken(token: string): string {

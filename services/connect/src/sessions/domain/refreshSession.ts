@@ -6,7 +6,8 @@
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken, newRefreshToken } from './hashRefreshToken.js';
+import { hashRefreshToken } from './hashRefreshToken.js';
+import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { signSessionToken } from './signSessionToken.js';
 
@@ -54,7 +55,7 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
   }
 
   const signed = await signSessionToken(deps, project, session, user);
-  const refreshToken = newRefreshToken();
+  const refreshToken = generateRefreshToken();
   await deps.sessions.insertRefreshToken({
     _id: hashRefreshToken(refreshToken),
     projectId: project._id,

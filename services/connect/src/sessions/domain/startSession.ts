@@ -10,7 +10,8 @@ import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken, newRefreshToken } from './hashRefreshToken.js';
+import { hashRefreshToken } from './hashRefreshToken.js';
+import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { refreshLifetimeOf, sessionLifetimeOf } from './sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
@@ -52,7 +53,7 @@ export async function startSession(deps: SessionDeps, input: StartSessionInput):
 
   let refreshToken: string | undefined;
   if (input.withRefreshToken) {
-    refreshToken = newRefreshToken();
+    refreshToken = generateRefreshToken();
     await deps.sessions.insertRefreshToken({
       _id: hashRefreshToken(refreshToken),
       projectId: project._id,

@@ -1,0 +1,12 @@
+/** The completed block, with its fields as the interface names them (blockTypes.ts). */
+import type { AuthType } from '../store/authProcesses.js';
+import type { Block } from './blockTypes.js';
+
+export function buildCompletedBlock(authType: AuthType, input: { shortSession: string; longSession: string; passkeyOperation?: Record<string, unknown> }): Block {
+  return {
+    block: 'completed',
+    authType,
+    data: { blockType: 'completed', shortSession: input.shortSession, longSession: input.longSession, ...(input.passkeyOperation ? { passkeyOperation: input.passkeyOperation } : {}) },
+    alternatives: [],
+  };
+}
