@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateBackend } from '../src/projects/domain/authenticateBackend.js';
-import { getProject, publicJwks } from '../src/projects/domain/getProject.js';
+import { getProject } from '../src/projects/domain/getProject.js';
+import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
 import { ensureProject, projectAdminConfigFromEnv, REPO_ROOT } from '../src/cli/projectAdmin.js';
 import { MASTER_KEY_HEX, startTestEnv, type TestEnv } from './support.js';
 
@@ -51,7 +52,7 @@ describe('project CLI', () => {
     const projectId = created.projectID as string;
     await expect(authenticateBackend(env.deps, projectId, created.apiSecret as string)).resolves.toBe(projectId);
     const project = await getProject(env.deps, projectId);
-    const { payload } = await jwtVerify(created.clientKey as string, createLocalJWKSet({ keys: publicJwks(project) }), { issuer: created.frontendApiUrl as string, audience: projectId });
+    const { payload } = await jwtVerify(created.clientKey as string, createLocalJWKSet({ keys: listPublicJwks(project) }), { issuer: created.frontendApiUrl as string, audience: projectId });
     expect(payload).toMatchObject({ kind: 'client', sub: projectId });
   });
 

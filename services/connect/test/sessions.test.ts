@@ -17,7 +17,8 @@ import { createIdentifier } from '../src/users/domain/createIdentifier.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { createUser } from '../src/users/domain/createUser.js';
 import { issueSession } from '../src/connect-flows/domain/issueSession.js';
-import { getProject, publicJwks } from '../src/projects/domain/getProject.js';
+import { getProject } from '../src/projects/domain/getProject.js';
+import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
 import { KEY_ACTIVATION_DELAY_SECONDS, keyRetirementSeconds, rotateSigningKey } from '../src/projects/domain/rotateSigningKey.js';
 import { endSession } from '../src/sessions/domain/endSession.js';
 import { refreshSession } from '../src/sessions/domain/refreshSession.js';
@@ -68,7 +69,7 @@ async function newUser(projectId: string, fullName: string | undefined, identifi
 
 async function verify(projectId: string, token: string): Promise<JWTPayload> {
   const project = await getProject(deps, projectId);
-  const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: publicJwks(project, clock) }), {
+  const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: listPublicJwks(project, clock) }), {
     algorithms: ['ES256'],
     issuer: project.frontendApiUrl,
     audience: project._id,

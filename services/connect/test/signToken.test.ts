@@ -1,7 +1,8 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../src/projects/domain/createProject.js';
-import { getProject, publicJwks } from '../src/projects/domain/getProject.js';
+import { getProject } from '../src/projects/domain/getProject.js';
+import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
 import { issueClientKey } from '../src/projects/domain/issueClientKey.js';
 import { signToken } from '../src/projects/domain/signToken.js';
 import { startTestEnv, type TestEnv } from './support.js';
@@ -22,7 +23,7 @@ describe('signToken', () => {
     const header = decodeProtectedHeader(token);
     expect(header).toMatchObject({ alg: 'ES256', kid: project.signingKeys[0].kid });
 
-    const jwks = createLocalJWKSet({ keys: publicJwks(project) });
+    const jwks = createLocalJWKSet({ keys: listPublicJwks(project) });
     const { payload } = await jwtVerify(token, jwks, { issuer: project.frontendApiUrl, audience: project._id, algorithms: ['ES256'] });
     expect(payload).toMatchObject({ sub: 'usr-1', name: 'Ada', iss: `https://${project._id}.auth.example.com`, aud: project._id });
     expect(payload.exp! - payload.iat!).toBe(300);
@@ -31,7 +32,7 @@ describe('signToken', () => {
   it('does not let claims override iss or aud', async () => {
     const { project } = await createProject(env.deps, { name: 'Override', rpId: 'example.com', origins: ['https://app.example.com'] });
     const token = await signToken(env.deps, project._id, { iss: 'https://evil.example', aud: 'pro-1' });
-    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: publicJwks(project) }));
+    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: listPublicJwks(project) }));
     expect(payload.iss).toBe(project.frontendApiUrl);
     expect(payload.aud).toBe(project._id);
   });
@@ -40,12 +41,12 @@ describe('signToken', () => {
     const a = await createProject(env.deps, { name: 'A', rpId: 'example.com', origins: ['https://a.example.com'] });
     const b = await createProject(env.deps, { name: 'B', rpId: 'example.com', origins: ['https://b.example.com'] });
     const token = await signToken(env.deps, a.project._id, { sub: 'usr-1' });
-    await expect(jwtVerify(token, createLocalJWKSet({ keys: publicJwks(b.project) }))).rejects.toThrow();
+    await expect(jwtVerify(token, createLocalJWKSet({ keys: listPublicJwks(b.project) }))).rejects.toThrow();
   });
 
   it('issues a non-expiring client key that can be issued again with the same jti', async () => {
     const created = await createProject(env.deps, { name: 'Client key', rpId: 'example.com', origins: ['https://app.example.com'] });
-    const jwks = createLocalJWKSet({ keys: publicJwks(created.project) });
+    const jwks = createLocalJWKSet({ keys: listPublicJwks(created.project) });
     const first = await jwtVerify(created.clientKey, jwks, { issuer: created.project.frontendApiUrl, audience: created.project._id });
     expect(first.payload).toMatchObject({ kind: 'client', sub: created.project._id, jti: created.project.clientKeyId });
     expect(first.payload.exp).toBeUndefined();

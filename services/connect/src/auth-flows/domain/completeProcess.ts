@@ -11,7 +11,7 @@ import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 
 /** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
 export function readyToComplete(p: AuthProcessRecord): boolean {

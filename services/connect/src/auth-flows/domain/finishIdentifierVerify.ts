@@ -12,10 +12,10 @@ import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 import { checkVerificationPair } from './checkVerificationPair.js';
 import { completeProcess } from './completeProcess.js';
-import { offerAppend } from './offerPasskey.js';
+import { offerAppend } from './offerAppend.js';
 
 export const VERIFY_BLOCKS: readonly BlockType[] = ['email-verify', 'phone-verify'];
 

@@ -5,7 +5,7 @@ import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildPasskeyAppendedBlock } from './buildPasskeyAppendedBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 
 export async function finishPasskeyAppend(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {
   const process = await loadAuthProcess(deps, call, ['passkey-append']);

@@ -4,7 +4,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 import { findLoginIdentifierOfUser } from '../../connect-flows/domain/findLoginIdentifierOfUser.js';
 

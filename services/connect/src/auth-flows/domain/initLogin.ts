@@ -13,8 +13,8 @@ import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
-import { type Block } from './blockTypes.js';
-import { offerLogin } from './offerPasskey.js';
+import type { Block } from './blockTypes.js';
+import { offerLogin } from './offerLogin.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 

@@ -10,7 +10,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 import { startAuthProcess } from './startAuthProcess.js';
 
 export interface InitializedAuth {

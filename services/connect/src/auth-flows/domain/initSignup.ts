@@ -20,7 +20,7 @@ import { advanceProcess } from './advanceProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import { type Block, type RequestError } from './blockTypes.js';
-import { offerAppend } from './offerPasskey.js';
+import { offerAppend } from './offerAppend.js';
 import { defaultMethod, sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 

@@ -10,7 +10,7 @@ import type { CodeChannel } from './oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 
 export const RESEND_AFTER_SECONDS = 30;
 

@@ -4,7 +4,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
-import { offerAppend } from './offerPasskey.js';
+import { offerAppend } from './offerAppend.js';
 import { updateProcessClient } from './updateProcessClient.js';
 
 /** `client`: the browser's newer description of itself, if the page sent one. */

@@ -5,7 +5,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
-import { offerLogin } from './offerPasskey.js';
+import { offerLogin } from './offerLogin.js';
 import { updateProcessClient } from './updateProcessClient.js';
 
 /** `client`: the browser's newer description of itself, if the page sent one. */

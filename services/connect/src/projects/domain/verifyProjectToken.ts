@@ -4,7 +4,8 @@
  * token that is not valid: callers decide what an invalid token means in their flow.
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { getProject, publicJwks } from './getProject.js';
+import { getProject } from './getProject.js';
+import { listPublicJwks } from './listPublicJwks.js';
 import type { ProjectDeps } from './projectDeps.js';
 
 export async function verifyProjectToken(
@@ -14,7 +15,7 @@ export async function verifyProjectToken(
   kind: string,
 ): Promise<JWTPayload | null> {
   const project = await getProject(deps, projectId);
-  const keys = createLocalJWKSet({ keys: publicJwks(project, deps.now()) });
+  const keys = createLocalJWKSet({ keys: listPublicJwks(project, deps.now()) });
   try {
     const { payload } = await jwtVerify(token, keys, {
       algorithms: ['ES256'],

@@ -12,7 +12,9 @@ import {
 } from '../../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { projectOf } from '../../../../runtime/context.js';
 import { authenticateBackend } from '../domain/authenticateBackend.js';
-import { getProject, getProjectPublicInfo, publicJwks } from '../domain/getProject.js';
+import { getProject } from '../domain/getProject.js';
+import { getProjectPublicInfo } from '../domain/getProjectPublicInfo.js';
+import { listPublicJwks } from '../domain/listPublicJwks.js';
 import { isOriginAllowed } from '../domain/isOriginAllowed.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
@@ -37,7 +39,7 @@ export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof Projec
     },
     async getJwks(_req, ctx) {
       const project = await getProject(deps, projectOf(ctx));
-      return create(GetJwksResponseSchema, { keys: publicJwks(project, deps.now()) });
+      return create(GetJwksResponseSchema, { keys: listPublicJwks(project, deps.now()) });
     },
     async getSessionConfig(_req, ctx) {
       const project = await getProject(deps, projectOf(ctx));

@@ -1,7 +1,6 @@
 /**
- * The passkey blocks: passkey-append with fresh attestation options (after sign-up, or after a
- * login without passkeys), passkey-verify with assertion options over the user's passkeys. Each
- * offers the code verification of the identifier as its alternative where there is one.
+ * The passkey-append block with fresh attestation options (after sign-up, or after a login without
+ * passkeys). It offers the code verification of the identifier as its alternative where there is one.
  */
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
@@ -9,8 +8,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildPasskeyAppendBlock } from './buildPasskeyAppendBlock.js';
-import { buildPasskeyVerifyBlock } from './buildPasskeyVerifyBlock.js';
-import { type Block } from './blockTypes.js';
+import type { Block } from './blockTypes.js';
 import { verifyAlternative } from './sendCode.js';
 
 export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {
@@ -30,16 +28,5 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
     moved.authType,
     { attestationOptions: started.attestationOptions, identifierValue: identifier.value, identifierType: identifier.type, ...(variant ? { variant } : {}) },
     moved.verified ? [] : verifyAlternative(moved),
-  );
-}
-
-/** passkey-verify when the user has a passkey login here; null when not (the caller falls back to a code). */
-export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block | null> {
-  const started = await deps.ceremony.startLogin(call, { userId: process.userId!, client: describeAuthClient(process, call), crossDeviceAuthenticationStrategy: 'standard', processId: process._id });
-  if (!started.loginAllow) return null;
-  const moved = await advanceProcess(deps, process, from, { block: 'passkey-verify' });
-  return buildPasskeyVerifyBlock(
-    { assertionOptions: started.assertionOptions, identifierValue: moved.identifier!.value, cda: started.decisionInsights?.isCdaCandidate ?? false },
-    verifyAlternative(moved),
   );
 }
