@@ -11,17 +11,12 @@ import { startSession } from '../../sessions/domain/startSession.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
+import { isReadyToComplete } from './isReadyToComplete.js';
 import type { Block } from './blockTypes.js';
-
-/** Whether the process proved who the user is: a passkey (created at sign-up or used at login) or a code. */
-export function readyToComplete(p: AuthProcessRecord): boolean {
-  if (!p.userId) return false;
-  return p.authType === 'signup' ? p.passkeyAppended || p.verified : p.passkeyUsed || p.verified;
-}
 
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */
 export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], proof: Partial<AuthProcessRecord> = {}): Promise<Block> {
-  if (!readyToComplete({ ...process, ...proof })) throw failedPrecondition('process_not_ready', 'the process has not verified the user yet (passkey or code)');
+  if (!isReadyToComplete({ ...process, ...proof })) throw failedPrecondition('process_not_ready', 'the process has not verified the user yet (passkey or code)');
   const done = await advanceProcess(deps, process, from, { ...proof, block: 'completed', status: 'completed' });
   const now = deps.now();
   const userId = done.userId!;

@@ -15,7 +15,8 @@ import { advanceProcess } from './advanceProcess.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { offerLogin } from './offerLogin.js';
-import { defaultMethod, sendCode } from './sendCode.js';
+import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 
 export async function initLogin(deps: AuthFlowDeps, call: FlowCall, input: { identifierValue: string; isPhone: boolean }): Promise<{ block: Block } & Pick<StartedProcess, 'newProcess'>> {
@@ -36,7 +37,7 @@ export async function initLogin(deps: AuthFlowDeps, call: FlowCall, input: { ide
   });
   const passkey = await offerLogin(deps, call, process, FIRST_BLOCKS);
   if (passkey) return withNew(passkey);
-  const method = defaultMethod(process);
+  const method = pickDefaultMethod(process);
   if (!method) return fieldError('passkey_required', 'this account logs in with a passkey only, and none is available here');
   return withNew(await sendCode(deps, call, process, FIRST_BLOCKS, method));
 }

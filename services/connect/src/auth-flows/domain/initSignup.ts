@@ -21,7 +21,8 @@ import { canOfferAppend } from './canOfferAppend.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import { type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerAppend.js';
-import { defaultMethod, sendCode } from './sendCode.js';
+import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 
 export interface SignupInput {
@@ -84,7 +85,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
   });
 
   let block: Block;
-  const method = defaultMethod(stored);
+  const method = pickDefaultMethod(stored);
   if (canOfferAppend(stored) || !method) block = await offerAppend(deps, call, stored, FIRST_BLOCKS);
   else block = await sendCode(deps, call, stored, FIRST_BLOCKS, method);
   return { block, ...(started.newProcess ? { newProcess: started.newProcess } : {}) };

@@ -9,7 +9,7 @@ import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildPasskeyAppendBlock } from './buildPasskeyAppendBlock.js';
 import type { Block } from './blockTypes.js';
-import { verifyAlternative } from './sendCode.js';
+import { buildVerifyAlternative } from './buildVerifyAlternative.js';
 
 export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block> {
   const identifier = process.identifier!;
@@ -27,6 +27,6 @@ export async function offerAppend(deps: AuthFlowDeps, call: FlowCall, process: A
   return buildPasskeyAppendBlock(
     moved.authType,
     { attestationOptions: started.attestationOptions, identifierValue: identifier.value, identifierType: identifier.type, ...(variant ? { variant } : {}) },
-    moved.verified ? [] : verifyAlternative(moved),
+    moved.verified ? [] : buildVerifyAlternative(moved),
   );
 }

@@ -9,7 +9,7 @@ import { advanceProcess } from './advanceProcess.js';
 import { describeAuthClient } from './describeAuthClient.js';
 import { buildPasskeyVerifyBlock } from './buildPasskeyVerifyBlock.js';
 import type { Block } from './blockTypes.js';
-import { verifyAlternative } from './sendCode.js';
+import { buildVerifyAlternative } from './buildVerifyAlternative.js';
 
 /** passkey-verify when the user has a passkey login here; null when not (the caller falls back to a code). */
 export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[]): Promise<Block | null> {
@@ -18,6 +18,6 @@ export async function offerLogin(deps: AuthFlowDeps, call: FlowCall, process: Au
   const moved = await advanceProcess(deps, process, from, { block: 'passkey-verify' });
   return buildPasskeyVerifyBlock(
     { assertionOptions: started.assertionOptions, identifierValue: moved.identifier!.value, cda: started.decisionInsights?.isCdaCandidate ?? false },
-    verifyAlternative(moved),
+    buildVerifyAlternative(moved),
   );
 }

@@ -16,13 +16,6 @@ export const RESEND_AFTER_SECONDS = 30;
 
 const CHALLENGE_TYPE: Record<VerificationMethod, CodeChannel> = { 'email-otp': 'email_otp', 'email-link': 'email_link', 'phone-otp': 'sms_otp' };
 
-/** The verification a process's identifier allows, or null (usernames cannot be verified). */
-export function defaultMethod(process: Pick<AuthProcessRecord, 'identifier'>): VerificationMethod | null {
-  if (process.identifier?.type === 'email') return 'email-otp';
-  if (process.identifier?.type === 'phone') return 'phone-otp';
-  return null;
-}
-
 export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], method: VerificationMethod): Promise<Block> {
   const identifier = process.identifier;
   const wanted = method === 'phone-otp' ? 'phone' : 'email';
@@ -34,10 +27,4 @@ export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: Auth
   const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
   await advanceProcess(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
   return buildVerifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
-}
-
-/** The block that offers a code instead (the alternative to a passkey block), if the identifier allows one. */
-export function verifyAlternative(process: Pick<AuthProcessRecord, 'identifier' | 'authType'>): Block[] {
-  const method = defaultMethod(process);
-  return method && process.identifier ? [buildVerifyBlock(process.authType, { method, identifier: process.identifier.value })] : [];
 }

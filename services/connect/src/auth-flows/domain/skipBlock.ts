@@ -7,13 +7,15 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
-import { completeProcess, readyToComplete } from './completeProcess.js';
-import { defaultMethod, sendCode } from './sendCode.js';
+import { completeProcess } from './completeProcess.js';
+import { isReadyToComplete } from './isReadyToComplete.js';
+import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { sendCode } from './sendCode.js';
 
 export async function skipBlock(deps: AuthFlowDeps, call: FlowCall): Promise<Block> {
   const process = await loadAuthProcess(deps, call, ['passkey-append']);
-  if (readyToComplete(process)) return completeProcess(deps, call, process, ['passkey-append']);
-  const method = defaultMethod(process);
+  if (isReadyToComplete(process)) return completeProcess(deps, call, process, ['passkey-append']);
+  const method = pickDefaultMethod(process);
   if (!method) throw failedPrecondition('cannot_skip', 'a passkey is the only way to finish this sign-up (the identifier is a username)');
   return sendCode(deps, call, process, ['passkey-append'], method);
 }

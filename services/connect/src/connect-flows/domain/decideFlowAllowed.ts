@@ -1,8 +1,7 @@
 /**
  * Whether a connect flow may be offered to a client (loginAllowed / appendAllowed / manageAllowed).
  *
- * The project's roll-out comes first: "nobody" closes every flow, "invited" opens them only for
- * clients that present a valid invitation, "everyone" for all. Then the client's capabilities:
+ * The project's roll-out comes first (`open`, from isRolloutOpen.ts). Then the client's capabilities:
  * - login needs some way to use a passkey here: a platform authenticator, conditional mediation
  *   (a password manager or the platform offers passkeys) or hybrid transport (a phone);
  * - append creates a passkey on this device, so it needs a user-verifying platform authenticator
@@ -10,14 +9,7 @@
  * - management lists and deletes passkeys and needs no WebAuthn at all.
  */
 import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
-import type { ConnectRollout } from '../../projects/store/projects.js';
 import type { ClientSnapshot, ConnectFlow } from '../store/processes.js';
-
-export function rolloutOpen(rollout: ConnectRollout, invited: boolean): boolean {
-  if (rollout === 'nobody') return false;
-  if (rollout === 'invited') return invited;
-  return true;
-}
 
 export function decideFlowAllowed(flow: ConnectFlow, client: ClientSnapshot, open: boolean): boolean {
   if (!open) return false;

@@ -7,7 +7,8 @@ import { newId } from '../../../../runtime/ids.js';
 import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../store/processes.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { encodeClientState } from './encodeClientState.js';
-import { decideFlowAllowed, rolloutOpen } from './decideFlowAllowed.js';
+import { decideFlowAllowed } from './decideFlowAllowed.js';
+import { isRolloutOpen } from './isRolloutOpen.js';
 import { describeClient } from './describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { checkClientFlags } from './checkClientFlags.js';
@@ -50,7 +51,7 @@ export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: Ini
   const client = input.client;
   const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
   const invited = await isValidInvitation(deps, call.projectId, input.invitationToken);
-  const allowed = decideFlowAllowed(input.flow, client, rolloutOpen(project.connectRollout ?? 'everyone', invited));
+  const allowed = decideFlowAllowed(input.flow, client, isRolloutOpen(project.connectRollout ?? 'everyone', invited));
 
   const now = deps.now();
   const lifetime = PROCESS_LIFETIME_SECONDS[input.flow];
