@@ -7,7 +7,7 @@
  *    yet would be refused; after the lead time every cache holds the new key.
  * 2. Each older key still in use gets `retiresAt` = the new key's activation plus the longest
  *    lifetime a token it signs until then can have, and stays in the JWKS until that time
- *    (publicJwks). Keys past their retiresAt are dropped here, at the next rotation.
+ *    (listPublicJwks). Keys past their retiresAt are dropped here, at the next rotation.
  *
  * The client key is the exception: it never expires, so it is issued again, signed with the new
  * key right away (only our gateway verifies client keys, and it refetches the JWKS on an unknown

@@ -7,7 +7,7 @@ export interface IdentifierList {
   paging: { page: number; totalPages: number; totalItems: number };
 }
 
-/** One page of the project's identifiers matching the filters (see listQuery.ts for the syntax). */
+/** One page of the project's identifiers matching the filters (see parseIdentifierFilters.ts and parseIdentifierSort.ts for the syntax). */
 export async function listIdentifiers(
   deps: Pick<UserDeps, 'identifiers'>,
   input: { projectId: string; filter: readonly string[]; sort: string; page?: number; pageSize?: number },

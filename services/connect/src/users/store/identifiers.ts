@@ -5,7 +5,7 @@ import type { IndexPlan } from '../../../../runtime/mongo.js';
 export type IdentifierType = 'email' | 'phone' | 'username';
 export type IdentifierStatus = 'pending' | 'primary' | 'verified';
 
-/** The storage-neutral list query the identifiers' list takes (parsed in domain/listQuery.ts). */
+/** The storage-neutral list query the identifiers' list takes (parsed in domain/parseIdentifierListQuery.ts). */
 export type IdentifierField = 'value' | 'type' | 'userId' | 'status';
 export type IdentifierSortField = IdentifierField | 'createdAt';
 
