@@ -128,11 +128,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return JSON.parse(stdout) as ProjectJson;
     },
     async stop() {
+      if (storeDir) {
+        // The store is one of the supervised processes: disconnect while it still answers (the
+        // driver would wait out its 30 s server selection to drop a database on a stopped store),
+        // and leave the data to the directory removed below.
+        await client.close();
+        await supervisor.stop();
+        rmSync(storeDir, { recursive: true, force: true });
+        return;
+      }
       await supervisor.stop();
       await client.db(dbName).dropDatabase().catch(() => undefined);
       await client.close();
       await embedded?.stop();
-      if (storeDir) rmSync(storeDir, { recursive: true, force: true });
     },
   };
 }
