@@ -140,6 +140,19 @@ describe('F10 append finish', () => {
     expect((await deps.processes.find(A, call.processId!))?.finished).toMatchObject({ operation: 'append', completionType: 'manual', customData: { plan: 'pro' } });
   });
 
+  it('records a finish without completionType (web-core 2.x sends none), or with an empty one, as manual', async () => {
+    for (const completionType of [undefined, '']) {
+      const call = await init();
+      const { secret, record } = await token('passkey-append', 'hypatia@example.com');
+      await start(call, secret);
+      const op = await finishAppend(deps, call, { attestationResponse: '{"id":"new"}', ...(completionType === undefined ? {} : { completionType }) });
+      expect(op.operationType).toBe('append');
+      expect((await deps.processes.find(A, call.processId!))?.finished).toMatchObject({ operation: 'append', completionType: 'manual' });
+      expect((await deps.connectTokens.find(A, record._id))?.status).toBe('consumed');
+    }
+    expect(ceremony.calls.finishAppend).toHaveLength(2);
+  });
+
   it('releases the token when the ceremony refuses the response, so the user can retry', async () => {
     const call = await init();
     const { secret, record } = await token('passkey-append', 'lamarr@example.com');
@@ -193,6 +206,38 @@ describe('F7 passkey management', () => {
       { userId, page: 1, pageSize: 100 },
       { userId, page: 2, pageSize: 100 },
     ]);
+  });
+
+  it('lists again with the same passkey-list token after a delete (as the connect-react passkey list does); another process cannot', async () => {
+    const call = await init();
+    await start(call, (await token('passkey-append', 'relist@example.com')).secret);
+    const userId = (await deps.identifiers.findByValue(A, 'email', 'relist@example.com'))!.userId;
+    ceremony.passkeys.set(userId, [passkey('cre-1', 'cred-a'), passkey('cre-2', 'cred-b')]);
+
+    const manage = await init('manage');
+    const listing = await token('passkey-list', 'relist@example.com');
+    expect((await listManagedPasskeys(deps, manage, listing.secret)).passkeys.map((p) => p.credential.id)).toEqual(['cre-1', 'cre-2']);
+    expect((await deps.connectTokens.find(A, listing.record._id))?.status).toBe('consumed');
+    await deleteManagedPasskey(deps, manage, { connectToken: (await token('passkey-delete', 'relist@example.com')).secret, credentialId: 'cre-1' });
+    expect((await listManagedPasskeys(deps, manage, listing.secret)).passkeys.map((p) => p.credential.id)).toEqual(['cre-2']);
+
+    const other = await init('manage');
+    expect(await rejection(listManagedPasskeys(deps, other, listing.secret))).toMatchObject({ kind: 'failed_precondition', type: 'connect_token_consumed' });
+  });
+
+  it('gives a list token back when its first list fails, but keeps it consumed when a repeated list fails', async () => {
+    const call = await init();
+    await start(call, (await token('passkey-append', 'flaky@example.com')).secret);
+    const manage = await init('manage');
+    const listing = await token('passkey-list', 'flaky@example.com');
+    const outage = new RelayedError('unavailable', 'upstream_error', 'connection reset', new Error('ECONNRESET'));
+    ceremony.failures.listPasskeys = outage;
+    await expect(listManagedPasskeys(deps, manage, listing.secret)).rejects.toBe(outage);
+    expect((await deps.connectTokens.find(A, listing.record._id))?.status).toBe('initial');
+    await listManagedPasskeys(deps, manage, listing.secret);
+    ceremony.failures.listPasskeys = outage;
+    await expect(listManagedPasskeys(deps, manage, listing.secret)).rejects.toBe(outage);
+    expect((await deps.connectTokens.find(A, listing.record._id))?.status).toBe('consumed');
   });
 
   it('lists nothing for an identifier nobody has', async () => {

@@ -16,10 +16,21 @@ import { rememberOperation } from './rememberOperation.js';
 
 export interface AppendFinishInput {
   attestationResponse: string;
-  completionType: string;
+  /** "" or absent: the page did not say (web-core 2.x never does); recorded as DEFAULT_COMPLETION_TYPE. */
+  completionType?: string;
   /** Free-form JSON from the page, recorded with the process. */
   customData?: Record<string, unknown>;
 }
+
+/**
+ * What an append finished without a completionType was. web-core 2.x (used by
+ * @corbado/connect-react 0.2.x) sends none, and in that SDK every passkey is created from the
+ * user's click on an "Activate passkey" button (the append screens and the passkey list): it has
+ * no automatic or conditional (autofill) creation, which web-core 3.x names explicitly as "auto"
+ * and "conditional", and it does not tell a retry apart. So the click is a manual completion.
+ * Refusing the finish instead would leave the passkey the authenticator has just created orphaned.
+ */
+export const DEFAULT_COMPLETION_TYPE = 'manual';
 
 /** customData is recorded with the process; bounded so a page cannot store arbitrary amounts. */
 const MAX_CUSTOM_DATA_BYTES = 4096;
@@ -51,7 +62,7 @@ export async function finishAppend(deps: ConnectFlowDeps, call: FlowCall, input:
   await deps.processes.update(
     call.projectId,
     process._id,
-    { finished: { operation: 'append', completionType: input.completionType, ...(input.customData ? { customData: input.customData } : {}), at: deps.now() } },
+    { finished: { operation: 'append', completionType: input.completionType || DEFAULT_COMPLETION_TYPE, ...(input.customData ? { customData: input.customData } : {}), at: deps.now() } },
     deps.now(),
   );
   await rememberOperation(deps, call.projectId, process.clientEnvHandle, operation);
