@@ -12,7 +12,7 @@ import { DomainError } from '../../runtime/errors.js';
 import type { ConnectTokenDeps } from '../src/connect-tokens/domain/connectTokenDeps.js';
 import { createConnectToken, type CreateConnectTokenInput } from '../src/connect-tokens/domain/createConnectToken.js';
 import { createProject } from '../src/projects/domain/createProject.js';
-import { claimConnectToken, consumeConnectToken, hashConnectTokenSecret, releaseConnectToken } from '../src/connect-tokens/domain/useConnectToken.js';
+import { claimConnectToken, consumeConnectToken, hashConnectTokenSecret, releaseConnectToken, useRepeatableConnectToken } from '../src/connect-tokens/domain/useConnectToken.js';
 import type { ConnectTokenStore } from '../src/connect-tokens/store/connectTokens.js';
 import { as, inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
 
@@ -369,5 +369,61 @@ describe('claim, consume and release', () => {
 
   it('hashes secrets as hex SHA-256', () => {
     expect(hashConnectTokenSecret('ctk_abc')).toBe(createHash('sha256').update('ctk_abc').digest('hex'));
+  });
+});
+
+describe('repeated use of a passkey-list token', () => {
+  const listToken = (deps: ConnectTokenDeps, o: Partial<CreateConnectTokenInput> = {}) => create(deps, A, { type: 'passkey-list', displayName: undefined, ...o });
+  const list = (deps: ConnectTokenDeps, secret: string, processId = 'cpr-1', projectId = A, type: 'passkey-append' | 'passkey-delete' | 'passkey-list' = 'passkey-list') =>
+    useRepeatableConnectToken(deps, { projectId, secret, type, processId });
+
+  it('the first use consumes it, the same process uses it again; another process is refused', async () => {
+    const { deps } = clockAt(new Date());
+    const { record, secret } = await listToken(deps);
+    const first = await list(deps, secret);
+    expect(first).toMatchObject({ first: true, token: { _id: record._id, status: 'consumed', processId: 'cpr-1' } });
+    for (let i = 0; i < 3; i++) expect(await list(deps, secret)).toMatchObject({ first: false, token: { _id: record._id, status: 'consumed' } });
+    expect(await domainError(list(deps, secret, 'cpr-2'))).toMatchObject({ kind: 'failed_precondition', type: 'connect_token_consumed' });
+    // The consumption time is the first use's.
+    expect((await env.deps.connectTokens.find(A, record._id))!.consumedAt).toEqual(first.token.consumedAt);
+  });
+
+  it('keeps the project, type and expiry checks for every use', async () => {
+    const { clock, deps } = clockAt(new Date());
+    const { secret } = await listToken(deps, { maxLifetimeInSeconds: 60 });
+    expect(await domainError(list(deps, secret, 'cpr-1', B))).toMatchObject({ kind: 'permission_denied', type: 'invalid_connect_token' });
+    await list(deps, secret);
+    expect(await domainError(list(deps, secret, 'cpr-1', B))).toMatchObject({ kind: 'permission_denied', type: 'invalid_connect_token' });
+    clock.advance(60);
+    expect(await domainError(list(deps, secret))).toMatchObject({ kind: 'failed_precondition', type: 'connect_token_expired' });
+  });
+
+  it('ends with the application\'s revocation, and with its deletion', async () => {
+    const { deps } = clockAt(new Date());
+    const revoked = await listToken(deps);
+    await list(deps, revoked.secret);
+    await rpc.updateConnectToken({ connectTokenId: revoked.record._id, status: 'consumed' }, as(A));
+    expect(await domainError(list(deps, revoked.secret))).toMatchObject({ kind: 'failed_precondition', type: 'connect_token_consumed' });
+
+    const deleted = await listToken(deps);
+    await list(deps, deleted.secret);
+    await rpc.deleteConnectToken({ connectTokenId: deleted.record._id }, as(A));
+    expect(await domainError(list(deps, deleted.secret))).toMatchObject({ kind: 'permission_denied', type: 'invalid_connect_token' });
+  });
+
+  it('concurrent first uses by one process all succeed, exactly one of them first', async () => {
+    const { deps } = clockAt(new Date());
+    const { secret } = await listToken(deps);
+    const results = await Promise.all(Array.from({ length: 5 }, () => list(deps, secret)));
+    expect(results.filter((r) => r.first)).toHaveLength(1);
+  });
+
+  it('single-use types are not repeatable: an append or delete token stays consumed', async () => {
+    const { deps } = clockAt(new Date());
+    const del = await create(deps, A, { type: 'passkey-delete' });
+    await expect(list(deps, del.secret, 'cpr-1', A, 'passkey-delete')).rejects.toThrow(/single-use/);
+    await claimConnectToken(deps, { projectId: A, secret: del.secret, type: 'passkey-delete', processId: 'cpr-1' });
+    await consumeConnectToken(deps, { projectId: A, tokenId: del.record._id, processId: 'cpr-1' });
+    expect(await domainError(claimConnectToken(deps, { projectId: A, secret: del.secret, type: 'passkey-delete', processId: 'cpr-1' }))).toMatchObject({ type: 'connect_token_consumed' });
   });
 });

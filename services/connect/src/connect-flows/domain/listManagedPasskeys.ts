@@ -1,13 +1,15 @@
 /**
- * /v2/connect/manage/list: the passkeys of the user a passkey-list connect token names. Listing
- * is the token's one use, so it is consumed; an identifier unknown to us has no passkeys. The
+ * /v2/connect/manage/list: the passkeys of the user a passkey-list connect token names; an
+ * identifier unknown to us has no passkeys. The first list consumes the token, and the process
+ * that did may list again with it until it expires (useRepeatableConnectToken): the passkey list
+ * of @corbado/connect-react lists again with the same token after each delete and append. The
  * answer also carries the RP ID and the user handle, which the web SDK hands to
  * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import type { Passkey } from './passkeyCeremonies.js';
-import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
@@ -32,9 +34,7 @@ export async function listManagedPasskeys(deps: ConnectFlowDeps, call: FlowCall,
   const process = await findActiveProcess(deps, call, 'manage');
   if (!process.allowed) throw permissionDenied('manage_not_allowed', 'passkey management is not offered to this client');
   const project = await getProject(deps, call.projectId);
-  const token = await claimConnectToken(deps, { projectId: call.projectId, secret: connectToken, type: 'passkey-list', processId: process._id });
-  const ref = { projectId: call.projectId, tokenId: token._id, processId: process._id };
-  await consumeConnectToken(deps, ref);
+  const { token, first } = await useRepeatableConnectToken(deps, { projectId: call.projectId, secret: connectToken, type: 'passkey-list', processId: process._id });
   try {
     const identifier = classifyIdentifier(token.identifier);
     const user = identifier ? await findUserByIdentifier(deps, call.projectId, identifier) : null;
@@ -48,8 +48,8 @@ export async function listManagedPasskeys(deps: ConnectFlowDeps, call: FlowCall,
       userHandle,
     };
   } catch (err) {
-    // Nothing was shown: the page may list again with the same token.
-    await releaseConnectToken(deps, ref);
+    // Nothing was shown: the first list gives the token back, so it stays unused ("initial") for the application.
+    if (first) await releaseConnectToken(deps, { projectId: call.projectId, tokenId: token._id, processId: process._id });
     throw err;
   }
 }

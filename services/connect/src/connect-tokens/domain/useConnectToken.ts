@@ -3,12 +3,14 @@
  * (claimConnectToken), the step that does what the token allows consumes it (consumeConnectToken),
  * and if that step then fails in a way the user can retry, the flow gives it back
  * (releaseConnectToken). Every change is one guarded single-document update, so of two concurrent
- * uses exactly one wins.
+ * uses exactly one wins. Token types whose use repeats (passkey-list) go through
+ * useRepeatableConnectToken instead, which allows the claiming process later uses as well.
  */
 import { createHash } from 'node:crypto';
 import { failedPrecondition, permissionDenied, type DomainError } from '../../../../runtime/errors.js';
 import type { ConnectTokenRecord, ConnectTokenType } from '../store/connectTokens.js';
 import type { ConnectTokenDeps } from './connectTokenDeps.js';
+import { REUSABLE_CONNECT_TOKEN_TYPES } from './connectTokenRules.js';
 
 /** Another request may change the token between its read and the guarded update; a few rounds settle it. */
 const MAX_ROUNDS = 3;
@@ -30,15 +32,27 @@ export function hashConnectTokenSecret(secret: string): string {
  */
 const invalidToken = () => permissionDenied('invalid_connect_token', 'the connect token is not valid for this request');
 
+const isExpired = (token: ConnectTokenRecord, now: Date) => token.expiresAt.getTime() <= now.getTime();
+const expired = (token: ConnectTokenRecord) =>
+  failedPrecondition('connect_token_expired', `the connect token expired at ${token.expiresAt.toISOString()}; the application must create a new one`);
+
 /** Why a token cannot be used by this process now, or null if it can. */
 function refusal(token: ConnectTokenRecord, processId: string, now: Date): DomainError | null {
   // Consumed first: a used token is gone for good, whatever its expiry says.
   if (token.status === 'consumed') return failedPrecondition('connect_token_consumed', 'the connect token has been used already; the application must create a new one');
-  if (token.expiresAt.getTime() <= now.getTime()) {
-    return failedPrecondition('connect_token_expired', `the connect token expired at ${token.expiresAt.toISOString()}; the application must create a new one`);
-  }
+  if (isExpired(token, now)) return expired(token);
   if (token.processId !== undefined && token.processId !== processId) return permissionDenied('connect_token_in_use', 'the connect token is being used by another process');
   return null;
+}
+
+/** The token a secret names for this project and purpose, as stored; not yet judged for use. */
+async function findPresentedToken(deps: ConnectTokenDeps, input: { projectId: string; secret: string; type: ConnectTokenType }): Promise<ConnectTokenRecord> {
+  // Not one of our secrets: no need to ask the store.
+  if (!input.secret.startsWith(SECRET_PREFIX)) throw invalidToken();
+  const found = await deps.connectTokens.findBySecretHash(hashConnectTokenSecret(input.secret));
+  // The lookup is by secret alone, so the project is checked here.
+  if (!found || found.projectId !== input.projectId || found.type !== input.type) throw invalidToken();
+  return found;
 }
 
 /** Finds the token a secret names for this project and purpose and claims it for the process. */
@@ -46,11 +60,10 @@ export async function claimConnectToken(
   deps: ConnectTokenDeps,
   input: { projectId: string; secret: string; type: ConnectTokenType; processId: string },
 ): Promise<ConnectTokenRecord> {
-  // Not one of our secrets: no need to ask the store.
-  if (!input.secret.startsWith(SECRET_PREFIX)) throw invalidToken();
-  const found = await deps.connectTokens.findBySecretHash(hashConnectTokenSecret(input.secret));
-  // The lookup is by secret alone, so the project is checked here.
-  if (!found || found.projectId !== input.projectId || found.type !== input.type) throw invalidToken();
+  return claimFoundToken(deps, input, await findPresentedToken(deps, input));
+}
+
+async function claimFoundToken(deps: ConnectTokenDeps, input: { projectId: string; processId: string }, found: ConnectTokenRecord): Promise<ConnectTokenRecord> {
   const now = deps.now();
   let token: ConnectTokenRecord | null = found;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -63,6 +76,44 @@ export async function claimConnectToken(
     if (!token) throw invalidToken();
   }
   throw permissionDenied('connect_token_in_use', 'the connect token is being used by another process');
+}
+
+/**
+ * Whether the process may use this token again: a type whose use repeats, consumed by this very
+ * process. The application's revocation (backend API status "consumed") drops the claim, so it
+ * ends the repeated use as well.
+ */
+function isReusableBy(token: ConnectTokenRecord, processId: string): boolean {
+  return REUSABLE_CONNECT_TOKEN_TYPES.includes(token.type) && token.status === 'consumed' && token.processId === processId;
+}
+
+/**
+ * A use of a token whose purpose repeats (passkey-list, connectTokenRules.ts): the first use
+ * claims and consumes it as claimConnectToken and consumeConnectToken do; later uses by the same
+ * process are allowed until it expires. Every other check stays: project, type, expiry, and the
+ * process the token is bound to (another process is refused as with any claimed token). `first`
+ * says whether this use consumed the token; only such a use may release it after a failure.
+ */
+export async function useRepeatableConnectToken(
+  deps: ConnectTokenDeps,
+  input: { projectId: string; secret: string; type: ConnectTokenType; processId: string },
+): Promise<{ token: ConnectTokenRecord; first: boolean }> {
+  if (!REUSABLE_CONNECT_TOKEN_TYPES.includes(input.type)) throw new Error(`connect tokens of type ${input.type} are single-use`);
+  const found = await findPresentedToken(deps, input);
+  const again = (token: ConnectTokenRecord) => {
+    if (isExpired(token, deps.now())) throw expired(token);
+    return { token, first: false };
+  };
+  if (isReusableBy(found, input.processId)) return again(found);
+  const claimed = await claimFoundToken(deps, input, found);
+  try {
+    return { token: await consumeConnectToken(deps, { projectId: input.projectId, tokenId: claimed._id, processId: input.processId }), first: true };
+  } catch (err) {
+    // A concurrent first use by this same process consumed it in between: this use is a repeat.
+    const now = await deps.connectTokens.find(input.projectId, claimed._id);
+    if (now && isReusableBy(now, input.processId)) return again(now);
+    throw err;
+  }
 }
 
 /** Consumes a claimed token (single use); throws if it is no longer initial/claimed by this process. */
