@@ -166,7 +166,7 @@ describe('F9 login finish', () => {
 
     expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, assertionResponse: '{"id":"cred"}', trackingId: 'req-login', signPasskeyData: true });
     expect(r.signedPasskeyData).toBe('signed.passkey.data');
-    expect(r.fallback).toBeUndefined();
+    expect(Object.keys(r).sort()).toEqual(['operation', 'session', 'signedPasskeyData']);
     expect(r.operation).toEqual({
       operationType: 'verify',
       identifierValue: 'turing@example.com',
@@ -195,21 +195,21 @@ describe('F9 login finish', () => {
     expect(await verifyProjectToken(deps, A, r.session, 'session')).toMatchObject({ sub: user._id, name: 'noether@example.com' });
   });
 
-  it('answers a fallback with credential_deleted when the passkey no longer exists', async () => {
+  it('refuses a passkey that no longer exists with 404 credential_deleted, with and without conditional UI, and finishes neither process', async () => {
     await userWith('curie@example.com');
     const { call } = await init();
     await start(call, 'curie@example.com');
     ceremony.failures.finishLogin = notFound('credential_not_found', 'no such passkey');
-    const r = await finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' });
-    expect(r).toEqual({ session: '', signedPasskeyData: '', fallback: { initFallback: true, identifier: 'curie@example.com', error: { code: 'credential_deleted', message: expect.any(String) } } });
+    expect(await rejection(finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' }))).toMatchObject({ kind: 'not_found', type: 'credential_deleted' });
 
     const { call: conditional } = await init();
     ceremony.mediationCredentialDeleted = true;
-    const c = await finishLogin(deps, conditional, { isConditionalUI: true, assertionResponse: '{}' });
-    expect(c).toEqual({ session: '', signedPasskeyData: '', fallback: { initFallback: true, error: { code: 'credential_deleted', message: expect.any(String) } } });
+    expect(await rejection(finishLogin(deps, conditional, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'not_found', type: 'credential_deleted' });
+    // No session was issued (the process records a finished login): the page falls back to the application's login.
+    for (const c of [call, conditional]) expect((await deps.processes.find(A, c.processId!))?.finished).toBeUndefined();
   });
 
-  it('passes any other refusal of the assertion on unchanged, and issues no session', async () => {
+  it('passes any other refusal of the assertion on unchanged, and finishes neither process', async () => {
     await userWith('lovelace@example.com');
     const { call } = await init();
     await start(call, 'lovelace@example.com');

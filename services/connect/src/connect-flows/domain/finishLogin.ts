@@ -2,10 +2,17 @@
  * F9: verifies the assertion with the ceremony service (conditional UI: the challenge of F5,
  * otherwise the options of F8) and logs the user in: a session token, signedPasskeyData for the
  * application's server, and the passkeyOperation. A passkey that no longer exists (deleted
- * after the browser offered it) answers 200 with fallbackOperationError, so the page falls back
- * and the browser can forget the passkey; every other failed verification is the ceremony's 4xx.
+ * after the browser offered it) is 404 credential_deleted; every other failed verification is
+ * the ceremony's 4xx.
+ *
+ * Why 404 and not a 200 with fallbackOperationError: web-core 2.x (what @corbado/connect-react
+ * 0.2.x uses) turns a 404 of login/finish into ConnectConditionalUIPasskeyDeleted, and the login
+ * component falls back to the application's login with a message; a 200 it takes for a login
+ * and reads passkeyOperation, which a fallback has none of, so it throws and the component hangs.
+ * web-core 3.x returns any 4xx of login/finish to its caller as an error, so it handles the 404
+ * as well. The answer is the same with and without conditional UI.
  */
-import { failedPrecondition, permissionDenied } from '../../../../runtime/errors.js';
+import { failedPrecondition, notFound, permissionDenied } from '../../../../runtime/errors.js';
 import type { PasskeyData } from './passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
@@ -13,7 +20,6 @@ import { isNotFound } from './isNotFound.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
 import { findLoginIdentifierOfUser } from './findLoginIdentifierOfUser.js';
-import type { Fallback } from './startLogin.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 
@@ -27,10 +33,9 @@ export interface FinishedLogin {
   session: string;
   signedPasskeyData: string;
   operation?: PasskeyOperationResult;
-  fallback?: Fallback;
 }
 
-const GONE = { code: 'credential_deleted', message: 'the passkey used no longer exists; use the application login' };
+const gone = () => notFound('credential_deleted', 'the passkey used no longer exists; use the application login');
 
 export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: LoginFinishInput): Promise<FinishedLogin> {
   const process = await findActiveProcess(deps, call, 'login');
@@ -41,7 +46,7 @@ export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: 
   let signed: string;
   if (input.isConditionalUI) {
     const r = await deps.ceremony.finishMediation(call, { assertionResponse: input.assertionResponse, client, processId: process._id, trackingId: call.requestId, signPasskeyData: true });
-    if (r.error?.type === 'credentialDeleted') return { session: '', signedPasskeyData: '', fallback: { initFallback: true, error: GONE } };
+    if (r.error?.type === 'credentialDeleted') throw gone();
     data = r.passkeyData;
     signed = r.signedPasskeyData ?? '';
   } else {
@@ -58,7 +63,7 @@ export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: 
       data = r.passkeyData;
       signed = r.signedPasskeyData ?? '';
     } catch (err) {
-      if (isNotFound(err)) return { session: '', signedPasskeyData: '', fallback: { initFallback: true, identifier: process.identifier.value, error: GONE } };
+      if (isNotFound(err)) throw gone();
       throw err;
     }
   }

@@ -124,7 +124,6 @@ export function connectFlowServiceImpl(deps: ConnectFlowDeps): ServiceImpl<typeo
         session: r.session,
         signedPasskeyData: r.signedPasskeyData,
         ...(r.operation ? { passkeyOperation: operationMessage(r.operation) } : {}),
-        ...(r.fallback ? { fallbackOperationError: fallbackMessage(r.fallback) } : {}),
       });
     },
     async appendStart(req, ctx) {
