@@ -261,9 +261,10 @@ describe('append, login and management', () => {
     expect(junk.body.fallbackOperationError.initFallback).toBe(true);
   });
 
-  it('lists and deletes passkeys with connect tokens; a deleted passkey falls back', async () => {
+  it('lists and deletes passkeys with connect tokens, lists again with the same list token; a deleted passkey is 404', async () => {
     const process = processOf(await init('manage'));
-    const list = await front('/v2/connect/manage/list', { connectToken: (await connectToken('passkey-list', 'alice@example.com')).secret }, { process });
+    const listToken = await connectToken('passkey-list', 'alice@example.com');
+    const list = await front('/v2/connect/manage/list', { connectToken: listToken.secret }, { process });
     expect(list.status).toBe(200);
     expect(list.body.rpID).toBe('localhost');
     expect(list.body.userID).toBe(alice.userHandle);
@@ -278,14 +279,50 @@ describe('append, login and management', () => {
     const del = await front('/v2/connect/manage/delete', { connectToken: (await connectToken('passkey-delete', 'alice@example.com')).secret, credentialID: alice.id }, { process });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ credentialID: alice.id });
-    const after = await front('/v2/connect/manage/list', { connectToken: (await connectToken('passkey-list', 'alice@example.com')).secret }, { process });
+    // The passkey list of @corbado/connect-react lists again with the token it listed with.
+    const after = await front('/v2/connect/manage/list', { connectToken: listToken.secret }, { process });
+    expect(after.status).toBe(200);
     expect(after.body.passkeys).toEqual([]);
+    // Only for the process that used it first; the application sees it consumed.
+    expectError(await front('/v2/connect/manage/list', { connectToken: listToken.secret }, { process: processOf(await init('manage')) }), 409, 'connect_token_consumed');
+    const listed = await back('/v2/connectTokens?filter[]=tokenType:eq:passkey-list&filter[]=identifier:eq:alice@example.com', { method: 'GET' });
+    expect(listed.body.connectTokens.map((t: { connectTokenStatus: string }) => t.connectTokenStatus)).toEqual(['consumed']);
 
     const login = await init('login');
     const json = new SoftAuthenticator().getFromOptions(login.body.conditionalUIChallenge, alice, ORIGIN);
     const gone = await front('/v2/connect/login/finish', { isConditionalUI: true, assertionResponse: JSON.stringify(json) }, { process: processOf(login) });
-    expect(gone.status).toBe(200);
-    expect(gone.body).toMatchObject({ session: '', signedPasskeyData: '', fallbackOperationError: { initFallback: true, error: { code: 'credential_deleted' } } });
+    // web-core 2.x (connect-react 0.2.x) falls back on a 404 of login/finish; 3.x returns it as an error.
+    expectError(gone, 404, 'credential_deleted');
+    expect(gone.body).not.toHaveProperty('session');
+  });
+
+  it('refuses a typed login with a passkey deleted since the options were given with 404 credential_deleted', async () => {
+    const first = await appendPasskey('frank@example.com');
+    const second = await appendPasskey('frank@example.com');
+    expect([first.finish.status, second.finish.status]).toEqual([200, 200]);
+    const process = processOf(await init('login'));
+    const start = await front('/v2/connect/login/start', { identifier: 'frank@example.com', source: 'text-field', loadedMs: 300 }, { process });
+    expect(JSON.parse(start.body.assertionOptions).publicKey.allowCredentials.map((c: { id: string }) => c.id).sort()).toEqual([first.credential.id, second.credential.id].sort());
+    const manage = processOf(await init('manage'));
+    const del = await front('/v2/connect/manage/delete', { connectToken: (await connectToken('passkey-delete', 'frank@example.com')).secret, credentialID: first.credential.id }, { process: manage });
+    expect(del.status).toBe(200);
+    const json = new SoftAuthenticator().getFromOptions(start.body.assertionOptions, first.credential, ORIGIN);
+    const gone = await front('/v2/connect/login/finish', { isConditionalUI: false, assertionResponse: JSON.stringify(json), loadedMs: 900 }, { process });
+    expectError(gone, 404, 'credential_deleted');
+    // The remaining passkey still logs in.
+    expect((await loginWith('frank@example.com', second.credential)).status).toBe(200);
+  });
+
+  it('finishes an append without completionType, as web-core 2.x sends it', async () => {
+    const process = processOf(await init('append'));
+    const token = await connectToken('passkey-append', 'grace@example.com');
+    const start = await front('/v2/connect/append/start', { appendTokenValue: token.secret, loadedMs: 120 }, { process });
+    const { json } = new SoftAuthenticator().createFromOptions(start.body.attestationOptions, ORIGIN);
+    const finish = await front('/v2/connect/append/finish', { attestationResponse: JSON.stringify(json) }, { process });
+    expect(finish.status).toBe(200);
+    expect(finish.body.passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: 'grace@example.com', identifierType: 'email' });
+    const tokens = await back('/v2/connectTokens?filter[]=identifier:eq:grace@example.com', { method: 'GET' });
+    expect(tokens.body.connectTokens.map((t: { connectTokenStatus: string }) => t.connectTokenStatus)).toEqual(['consumed']);
   });
 
   it('lists nothing for an identifier it does not know', async () => {
