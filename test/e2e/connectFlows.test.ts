@@ -325,6 +325,19 @@ describe('append, login and management', () => {
     expect(tokens.body.connectTokens.map((t: { connectTokenStatus: string }) => t.connectTokenStatus)).toEqual(['consumed']);
   });
 
+  it('adds a passkey in a manage process (the connect-react passkey list\'s "Add a passkey") and lists it with the same list token', async () => {
+    const process = processOf(await init('manage'));
+    const listToken = await connectToken('passkey-list', 'heidi@example.com');
+    expect((await front('/v2/connect/manage/list', { connectToken: listToken.secret }, { process })).body.passkeys).toEqual([]);
+    const start = await front('/v2/connect/append/start', { appendTokenValue: (await connectToken('passkey-append', 'heidi@example.com')).secret, loadedMs: 1, forcePasskeyAppend: true }, { process });
+    expect(start.status).toBe(200);
+    const { json, credential } = new SoftAuthenticator().createFromOptions(start.body.attestationOptions, ORIGIN);
+    const finish = await front('/v2/connect/append/finish', { attestationResponse: JSON.stringify(json) }, { process });
+    expect(finish.status).toBe(200);
+    const after = await front('/v2/connect/manage/list', { connectToken: listToken.secret }, { process });
+    expect(after.body.passkeys.map((p: { credentialID: string }) => p.credentialID)).toEqual([credential.id]);
+  });
+
   it('lists nothing for an identifier it does not know', async () => {
     const process = processOf(await init('manage'));
     const r = await front('/v2/connect/manage/list', { connectToken: (await connectToken('passkey-list', 'stranger@example.com')).secret }, { process });

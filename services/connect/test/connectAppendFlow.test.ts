@@ -240,6 +240,23 @@ describe('F7 passkey management', () => {
     expect((await deps.connectTokens.find(A, listing.record._id))?.status).toBe('consumed');
   });
 
+  it('adds a passkey in the manage process it listed with (connect-react\'s "Add a passkey"), with a passkey-append token; a login process cannot', async () => {
+    const manage = await init('manage');
+    await listManagedPasskeys(deps, manage, (await token('passkey-list', 'adder@example.com')).secret);
+    const { secret, record } = await token('passkey-append', 'adder@example.com');
+    const r = await start(manage, secret, true);
+    expect(r.attestationOptions).toBe(ATTESTATION_OPTIONS);
+    const op = await finishAppend(deps, manage, { attestationResponse: '{"id":"new"}' });
+    expect(op).toMatchObject({ operationType: 'append', identifierValue: 'adder@example.com' });
+    expect((await deps.connectTokens.find(A, record._id))?.status).toBe('consumed');
+    // The manage process still lists and deletes.
+    await listManagedPasskeys(deps, manage, (await token('passkey-list', 'adder@example.com')).secret);
+
+    const login = await init('login');
+    expect(await rejection(start(login, (await token('passkey-append', 'adder@example.com')).secret, true))).toMatchObject({ kind: 'permission_denied', type: 'wrong_process' });
+    expect(await rejection(finishAppend(deps, login, { attestationResponse: '{}' }))).toMatchObject({ kind: 'permission_denied', type: 'wrong_process' });
+  });
+
   it('lists nothing for an identifier nobody has', async () => {
     const manage = await init('manage');
     const list = await listManagedPasskeys(deps, manage, (await token('passkey-list', 'unknown@example.com')).secret);

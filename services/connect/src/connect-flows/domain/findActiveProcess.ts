@@ -7,12 +7,18 @@ import { failedPrecondition, notFound, permissionDenied, unauthenticated } from 
 import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 
-/** `flow` is the endpoint's flow, or 'any' for endpoints every flow uses (events). */
-export async function findActiveProcess(deps: Pick<ConnectFlowDeps, 'processes' | 'now'>, call: FlowCall, flow: ConnectFlow | 'any'): Promise<ProcessRecord> {
+/**
+ * `flow` is the endpoint's flow, the flows whose processes it serves (the append endpoints serve
+ * manage processes too, see startAppend.ts), or 'any' for endpoints every flow uses (events).
+ */
+export async function findActiveProcess(deps: Pick<ConnectFlowDeps, 'processes' | 'now'>, call: FlowCall, flow: ConnectFlow | readonly ConnectFlow[] | 'any'): Promise<ProcessRecord> {
   if (!call.processId) throw unauthenticated('process_token_required', 'this endpoint needs a process token (from a connect init call)');
   const process = await deps.processes.find(call.projectId, call.processId);
   if (!process) throw notFound('process_not_found', 'the process does not exist (any more)');
-  if (flow !== 'any' && process.flow !== flow) throw permissionDenied('wrong_process', `this endpoint belongs to the ${flow} flow, the process token to the ${process.flow} flow`);
+  const flows: readonly ConnectFlow[] | 'any' = flow === 'any' || Array.isArray(flow) ? flow : [flow as ConnectFlow];
+  if (flows !== 'any' && !flows.includes(process.flow)) {
+    throw permissionDenied('wrong_process', `this endpoint belongs to the ${flows.join(' or ')} flow, the process token to the ${process.flow} flow`);
+  }
   if (process.status === 'cleared') throw failedPrecondition('process_cleared', 'the process was cleared; start a new one');
   if (process.expiresAt.getTime() <= deps.now().getTime()) throw failedPrecondition('process_expired', 'the process has expired; start a new one');
   return process;

@@ -13,6 +13,7 @@ import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
+import { APPEND_FLOWS } from './startAppend.js';
 
 export interface AppendFinishInput {
   attestationResponse: string;
@@ -36,7 +37,7 @@ export const DEFAULT_COMPLETION_TYPE = 'manual';
 const MAX_CUSTOM_DATA_BYTES = 4096;
 
 export async function finishAppend(deps: ConnectFlowDeps, call: FlowCall, input: AppendFinishInput): Promise<PasskeyOperationResult> {
-  const process = await findActiveProcess(deps, call, 'append');
+  const process = await findActiveProcess(deps, call, APPEND_FLOWS);
   if (!process.userId || !process.identifier || !process.appendTokenId) throw failedPrecondition('append_not_started', 'call /v2/connect/append/start before finishing an append');
   if (input.customData && Buffer.byteLength(JSON.stringify(input.customData)) > MAX_CUSTOM_DATA_BYTES) {
     throw invalidArgument('validation_error', `customData must be at most ${MAX_CUSTOM_DATA_BYTES} bytes of JSON`, [{ field: 'customData', message: `must be at most ${MAX_CUSTOM_DATA_BYTES} bytes of JSON` }]);

@@ -12,6 +12,7 @@ import { describeClient } from './describeClient.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { classifyIdentifier } from './classifyIdentifier.js';
+import type { ConnectFlow } from '../store/processes.js';
 
 export interface AppendStartInput {
   appendTokenValue: string;
@@ -29,8 +30,17 @@ export interface StartedAppend {
 
 const VARIANTS = new Set(['default', 'after-hybrid', 'after-error']);
 
+/**
+ * The processes an append may run in: its own, and a manage process. web-core 2.x keeps one
+ * process for all flows, and the passkey list of @corbado/connect-react 0.2.x adds a passkey
+ * ("Add a passkey": append/start with forcePasskeyAppend, then append/finish) with the manage
+ * process it listed with, without an append init. The passkey-append connect token is what
+ * authorizes the append, in either process.
+ */
+export const APPEND_FLOWS: readonly ConnectFlow[] = ['append', 'manage'];
+
 export async function startAppend(deps: ConnectFlowDeps, call: FlowCall, input: AppendStartInput): Promise<StartedAppend> {
-  const process = await findActiveProcess(deps, call, 'append');
+  const process = await findActiveProcess(deps, call, APPEND_FLOWS);
   const token = await claimConnectToken(deps, { projectId: call.projectId, secret: input.appendTokenValue, type: 'passkey-append', processId: process._id });
   const identifier = classifyIdentifier(token.identifier);
   if (!identifier) {
