@@ -20,12 +20,15 @@
  * PASSKEYAUTH_REQUIRE_CHROMIUM=1), and openssl for the front's certificate.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
 import type { ConnectEvent } from './page/connectReactPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
+import { checkShape, CONNECT_RESPONSE_TYPES, loadSdkTypes } from './sdkTypes.js';
 import { startPassThroughFront, type PassThroughFront } from './tlsFront.js';
 
 const missing = chromiumMissing();
@@ -33,6 +36,7 @@ const skip = missing !== null && !chromiumRequired();
 if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYAUTH_REQUIRE_CHROMIUM=1 to make this a failure.`);
 
 const ALICE = 'alice@example.com';
+const BOB = 'bob@example.com';
 const STEP_MS = 15_000;
 type Component = 'append' | 'login' | 'passkey-list';
 
@@ -44,10 +48,12 @@ let browser: Browser;
 let app: BrowserPage;
 /** The connect tokens the components asked for, in order. */
 const issued: { type: string; id: string; secret: string }[] = [];
+/** Every API exchange of the run, with its test. */
+const everything: (Exchange & { test: string })[] = [];
 
-/** The application's server: creates a connect token for the signed-in user (Alice). */
-async function createConnectToken(type: string): Promise<string> {
-  const body = { type, data: type === 'passkey-append' ? { identifier: ALICE, displayName: 'Alice Example' } : { identifier: ALICE } };
+/** The application's server: creates a connect token for its signed-in user. */
+async function createConnectToken(identifier: string, type: string): Promise<string> {
+  const body = { type, data: type === 'passkey-append' ? { identifier, displayName: 'Test User' } : { identifier } };
   const res = await fetch(`${stack.backendUrl}/v2/connectTokens`, { method: 'POST', headers: { authorization: basic(project), 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`POST /v2/connectTokens ${JSON.stringify(body)} → ${res.status} ${text}`);
@@ -56,32 +62,44 @@ async function createConnectToken(type: string): Promise<string> {
   return token.secret;
 }
 
+/** Opens the page in a new browser context (a device of its own: storage, authenticator) whose signed-in user is `identifier`. */
+async function openDevice(identifier: string): Promise<BrowserPage> {
+  const device = await openPage(browser, pageUrl(''), {
+    ready: (page, log) =>
+      page.waitForFunction(() => window.connectReactReady === true, undefined, { timeout: STEP_MS }).catch((err: Error) => {
+        throw new Error(`the connect-react page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
+      }),
+  });
+  await device.page.exposeFunction('connectToken', (type: string) => createConnectToken(identifier, type));
+  return device;
+}
+
 const pageUrl = (component: Component | '') =>
   `${pageServer.origin}/?${new URLSearchParams({ projectId: project.projectID, frontendApiUrlSuffix: front.suffix, component }).toString()}`;
 
 /** Loads the page with one component (localStorage and the authenticator stay), after the previous step's traffic is read. */
-async function show(component: Component) {
-  await app.flush();
-  app.exchanges.length = 0;
-  await app.page.goto(pageUrl(component));
-  await app.page.waitForFunction(() => window.connectReactReady === true, undefined, { timeout: STEP_MS });
+async function show(component: Component, device = app) {
+  await device.flush();
+  device.exchanges.length = 0;
+  await device.page.goto(pageUrl(component));
+  await device.page.waitForFunction(() => window.connectReactReady === true, undefined, { timeout: STEP_MS });
 }
 
 /** Waits for the component's callback `name` and returns its calls. */
-async function callback(name: string, what: string): Promise<ConnectEvent[]> {
-  await app.page.waitForFunction((n) => window.connectEvents.some((e) => e.name === n), name, { timeout: STEP_MS }).catch(async (err: Error) => {
-    const events = await app.page.evaluate(() => window.connectEvents).catch(() => []);
-    throw new Error(`${what}: no ${name} callback (${err.message}); callbacks so far ${JSON.stringify(events)}${pageLog(app)}`, { cause: err });
+async function callback(name: string, what: string, device = app): Promise<ConnectEvent[]> {
+  await device.page.waitForFunction((n) => window.connectEvents.some((e) => e.name === n), name, { timeout: STEP_MS }).catch(async (err: Error) => {
+    const events = await device.page.evaluate(() => window.connectEvents).catch(() => []);
+    throw new Error(`${what}: no ${name} callback (${err.message}); callbacks so far ${JSON.stringify(events)}${pageLog(device)}`, { cause: err });
   });
-  return (await app.page.evaluate(() => window.connectEvents)).filter((e) => e.name === name);
+  return (await device.page.evaluate(() => window.connectEvents)).filter((e) => e.name === name);
 }
 
 const events = () => app.page.evaluate(() => window.connectEvents);
 
 /** The page's calls of one API path since show(), with their answers. */
-async function calls(path: string): Promise<Exchange[]> {
-  await app.flush();
-  return app.exchanges.filter((e) => new URL(e.url).pathname === path);
+async function calls(path: string, device = app): Promise<Exchange[]> {
+  await device.flush();
+  return device.exchanges.filter((e) => new URL(e.url).pathname === path);
 }
 
 /** Every call since show() as `METHOD path → status` (host shown when it is the front's). */
@@ -120,7 +138,7 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
           throw new Error(`the connect-react page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
         }),
     });
-    await app.page.exposeFunction('connectToken', createConnectToken);
+    await app.page.exposeFunction('connectToken', (type: string) => createConnectToken(ALICE, type));
   }, 120_000);
 
   afterAll(async () => {
@@ -139,6 +157,8 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
       if (app.exchanges.length > 0) console.error(`[test/browser] API exchanges of "${ctx.task.name}":\n${formatExchanges(app.exchanges)}`);
     }
     app.log.length = 0;
+    everything.push(...app.exchanges.map((e) => ({ test: ctx.task.name, ...e })));
+    app.exchanges.length = 0;
   });
 
   it('CorbadoConnectAppend appends a passkey with a backend-created passkey-append token; append/finish carries no completionType', async () => {
@@ -250,5 +270,79 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
     expect(JSON.parse(finishes[0]!.responseBody)).toMatchObject({ httpStatusCode: 404, error: { type: 'credential_deleted' } });
     expect((await events()).filter((e) => e.name === 'onComplete')).toEqual([]);
     expect(app.log.filter((l) => l.startsWith('pageerror')), 'no uncaught error').toEqual([]);
+  });
+
+  it('CorbadoConnectLogin typed with an identifier that has no passkey: login/start answers the fallback, the component calls onFallback with it', async () => {
+    await app.setPresence(false);
+    await show('login');
+    const email = app.page.locator('input#email');
+    await email.waitFor({ state: 'visible', timeout: STEP_MS });
+    await email.fill('nobody@example.com');
+    await app.page.getByRole('button', { name: 'Login' }).click();
+    const [fallback] = await callback('onFallback', 'typed login without passkey');
+    expect(fallback!.args[0]).toBe('nobody@example.com');
+    const [start] = await calls('/v2/connect/login/start');
+    expect(start!.status).toBe(200);
+    expect(JSON.parse(start!.responseBody)).toMatchObject({ assertionOptions: '', fallbackOperationError: { initFallback: true, identifier: 'nobody@example.com' } });
+    expect(await calls('/v2/connect/login/finish')).toEqual([]);
+    await app.setPresence(true);
+  });
+
+  it('CorbadoConnectPasskeyList "Add a passkey" appends (forced) and lists again with the same list token', async () => {
+    issued.length = 0;
+    await show('passkey-list');
+    await app.page.getByText('There is currently no passkey saved for this account').waitFor({ state: 'visible', timeout: STEP_MS });
+    await app.page.locator('.cb-passkey-list-append-button').click();
+    await app.page.locator('.cb-passkey-list-item').first().waitFor({ state: 'visible', timeout: STEP_MS });
+    expect(await app.page.locator('.cb-passkey-list-item').count()).toBe(1);
+    expect(issued.map((t) => t.type)).toEqual(['passkey-list', 'passkey-append']);
+    const lists = await calls('/v2/connect/manage/list');
+    expect(lists.map((e) => [e.status, JSON.parse(e.requestBody ?? '{}').connectToken])).toEqual([
+      [200, issued[0]!.secret],
+      [200, issued[0]!.secret],
+    ]);
+    const [start] = await calls('/v2/connect/append/start');
+    expect(JSON.parse(start!.requestBody ?? '{}')).toMatchObject({ forcePasskeyAppend: true });
+    expect((await calls('/v2/connect/append/finish')).map((e) => e.status)).toEqual([200]);
+    expect(app.exchanges.filter((e) => e.status >= 400), 'no refused call').toEqual([]);
+  });
+
+  it('CorbadoConnectAppend "Skip" on another device: onSkip, and the explicit abort reaches /v2/connect/events', async () => {
+    const device = await openDevice(BOB);
+    try {
+      await show('append', device);
+      await device.page.locator('.cb-append-skip').waitFor({ state: 'visible', timeout: STEP_MS });
+      await device.page.locator('.cb-append-skip').click();
+      await callback('onSkip', 'append skip', device);
+      const recorded = await calls('/v2/connect/events', device);
+      expect(recorded.map((e) => [e.status, JSON.parse(e.requestBody ?? '{}').eventType])).toEqual([[204, 'append-explicit-abort']]);
+      expect(await calls('/v2/connect/append/finish', device)).toEqual([]);
+      expect(await device.credentials()).toEqual([]);
+    } finally {
+      await device.flush();
+      everything.push(...device.exchanges.map((e) => ({ test: 'append skip', ...e })));
+      await device.close();
+    }
+  });
+
+  it('every 200 answer connect-react received has the fields and values web-core 2.18.0 declares, and nothing was refused but the deleted passkey', () => {
+    // The web-core connect-react resolves (its own nested copy), not the 3.x of the project.
+    const require = createRequire(import.meta.url);
+    const webCore = dirname(require.resolve('@corbado/web-core/package.json', { paths: [dirname(require.resolve('@corbado/connect-react'))] }));
+    expect((require(`${webCore}/package.json`) as { version: string }).version).toBe('2.18.0');
+    const types = loadSdkTypes(webCore);
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const ex of everything) {
+      const path = new URL(ex.url).pathname;
+      const type = CONNECT_RESPONSE_TYPES[path];
+      if (!type || ex.status !== 200) continue;
+      seen.add(path);
+      problems.push(...checkShape(types, JSON.parse(ex.responseBody), type).problems.map((p) => `${ex.test}: POST ${path}: ${p}`));
+    }
+    expect(problems).toEqual([]);
+    expect([...seen].sort()).toEqual(Object.keys(CONNECT_RESPONSE_TYPES).sort());
+    const refused = everything.filter((e) => e.status >= 400).map((e) => `${new URL(e.url).pathname} → ${e.status}`);
+    expect(refused).toEqual(['/v2/connect/login/finish → 404']);
   });
 });

@@ -18,9 +18,8 @@ export interface SdkTypes {
   enums: Map<string, string[]>;
 }
 
-export function loadSdkTypes(): SdkTypes {
-  const require = createRequire(import.meta.url);
-  const root = dirname(require.resolve('@corbado/web-core/package.json'));
+/** `root`: the web-core package directory to read (default: the one this directory resolves, 3.x). */
+export function loadSdkTypes(root = dirname(createRequire(import.meta.url).resolve('@corbado/web-core/package.json'))): SdkTypes {
   const src = readFileSync(join(root, 'dist', 'api', 'v2', 'api.d.ts'), 'utf8');
   const interfaces = new Map<string, Map<string, Field>>();
   for (const m of src.matchAll(/export interface (\w+) \{([\s\S]*?)\n\}/g)) {
