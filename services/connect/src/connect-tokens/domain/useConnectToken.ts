@@ -110,8 +110,8 @@ export async function useRepeatableConnectToken(
     return { token: await consumeConnectToken(deps, { projectId: input.projectId, tokenId: claimed._id, processId: input.processId }), first: true };
   } catch (err) {
     // A concurrent first use by this same process consumed it in between: this use is a repeat.
-    const now = await deps.connectTokens.find(input.projectId, claimed._id);
-    if (now && isReusableBy(now, input.processId)) return again(now);
+    const current = await deps.connectTokens.find(input.projectId, claimed._id);
+    if (current && isReusableBy(current, input.processId)) return again(current);
     throw err;
   }
 }
