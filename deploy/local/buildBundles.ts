@@ -27,6 +27,7 @@ export const BUNDLE_ENTRIES = {
   gateway: 'gateway/src/main.ts',
   demo: 'deploy/local/demo/main.ts',
   project: 'services/connect/src/cli/project.ts',
+  'tls-front': 'deploy/local/tls/main.ts',
 } as const;
 
 export type BundleName = keyof typeof BUNDLE_ENTRIES;

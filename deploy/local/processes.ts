@@ -131,6 +131,22 @@ export function demoProcess(opts: { port: number; projectFile: string; mailInbox
   };
 }
 
+export const DEFAULT_TLS_FRONT_PORT = 8443;
+
+/**
+ * The TLS front (deploy/local/tls): HTTPS for `https://{projectID}.localhost:<port>`, the URL the
+ * published web SDKs build from their `frontendApiUrlSuffix`, relayed to the gateway's frontend
+ * listener. Its certificate authority is made once in `caDir` and reused.
+ */
+export function tlsFrontProcess(opts: { port: number; gatewayPort: number; caDir: string }): ProcessSpec {
+  return {
+    name: 'tls-front',
+    ...node('tls-front'),
+    env: { TLS_FRONT_PORT: String(opts.port), GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(opts.gatewayPort), TLS_DIR: opts.caDir },
+    ready: (lines) => lines.some((l) => l.startsWith('listening on https://')),
+  };
+}
+
 /** Services first (connect, challenge, ceremony), then the gateway in front of them. */
 export function stackProcesses(env: StackEnv): ProcessSpec[] {
   const p = env.ports;

@@ -4,14 +4,16 @@
  * MONGODB_URI points at a real MongoDB) and the maildev mail catcher (unless SMTP_URL points at a
  * real mail server), then the three services and the gateway, all at once, while it creates or
  * reuses the demo project, writes its credentials to .local/demo-project.json and starts the demo
- * app on it (http://localhost:3000, DEMO_PORT). It waits until all are ready.
+ * app on it (http://localhost:3000, DEMO_PORT), and the TLS front that serves the frontend API on
+ * https://{projectID}.localhost:8443 for the published web SDKs (TLS_FRONT_PORT; TLS_FRONT=off
+ * leaves it out). It waits until all are ready.
  * Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildBundles } from './buildBundles.js';
 import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
-import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses } from './processes.js';
+import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, DEFAULT_TLS_FRONT_PORT, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses, tlsFrontProcess } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
 const DEMO_FILE = join(LOCAL_DIR, 'demo-project.json');
@@ -34,6 +36,7 @@ const masterKey = process.env.MASTER_KEY ?? localMasterKey();
 const frontendApiUrl = process.env.FRONTEND_API_URL ?? `http://localhost:${ports.frontend}`;
 const backendApiUrl = process.env.BACKEND_API_URL ?? `http://localhost:${ports.backend}`;
 const demoPort = Number(process.env.DEMO_PORT ?? DEFAULT_DEMO_PORT);
+const tlsFrontPort = process.env.TLS_FRONT === 'off' ? undefined : Number(process.env.TLS_FRONT_PORT ?? DEFAULT_TLS_FRONT_PORT);
 const mailPorts = {
   smtp: Number(process.env.MAILDEV_SMTP_PORT ?? DEFAULT_MAIL_CATCHER_PORTS.smtp),
   web: Number(process.env.MAILDEV_WEB_PORT ?? DEFAULT_MAIL_CATCHER_PORTS.web),
@@ -71,6 +74,8 @@ try {
   // INTERNAL_AUTH_KEYS when given, else a fresh key for this stack (stackProcesses).
   const internalAuthKeys = process.env.INTERNAL_AUTH_KEYS;
   const services = stackProcesses({ mongodbUri, masterKey, internalAuthKeys, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom }).map((spec) => supervisor.start(spec));
+  // The front needs nothing to start: it reaches the gateway per connection.
+  if (tlsFrontPort !== undefined) services.push(supervisor.start(tlsFrontProcess({ port: tlsFrontPort, gatewayPort: ports.frontend, caDir: join(LOCAL_DIR, 'tls') })));
   const demoStarted = (async () => {
     const { ensureDemoProject } = await demoProjectModule;
     const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_FILE });
@@ -87,6 +92,9 @@ try {
       '',
       'Local stack is up:',
       `  Frontend API   ${frontendApiUrl}   (bearer tokens, CORS for the project's origins)`,
+      ...(tlsFrontPort !== undefined
+        ? [`  Frontend API   https://${demo.projectID}.localhost:${tlsFrontPort}   (HTTPS for the Corbado web SDKs: frontendApiUrlSuffix "localhost:${tlsFrontPort}"; trust ${join(LOCAL_DIR, 'tls', 'ca.pem')}, see docs/web-sdks.md)`]
+        : []),
       `  Backend API    ${backendApiUrl}   (HTTP Basic: project ID + API secret)`,
       `  Services       ceremony :${ports.ceremony}  challenge :${ports.challenge}  connect :${ports.connect}  (Connect RPC, /healthz /readyz /metrics)`,
       `  MongoDB        ${mongodbUri}${process.env.MONGODB_URI ? '' : '   (embedded store, data in .data/mongo)'}`,
