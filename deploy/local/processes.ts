@@ -122,11 +122,11 @@ export const DEFAULT_DEMO_PORT = 3000;
  * The demo app (deploy/local/demo): a relying party on http://localhost:<port> for the demo
  * project in `projectFile`; `mailInboxUrl` is linked from its code steps.
  */
-export function demoProcess(opts: { port: number; projectFile: string; mailInboxUrl?: string }): ProcessSpec {
+export function demoProcess(opts: { port: number; projectFile: string; mailInboxUrl?: string; webSdkUrlSuffix?: string }): ProcessSpec {
   return {
     name: 'demo',
     ...node('demo'),
-    env: { DEMO_PORT: String(opts.port), DEMO_PROJECT_FILE: opts.projectFile, HOST: '127.0.0.1', ...(opts.mailInboxUrl ? { MAIL_INBOX_URL: opts.mailInboxUrl } : {}) },
+    env: { DEMO_PORT: String(opts.port), DEMO_PROJECT_FILE: opts.projectFile, HOST: '127.0.0.1', ...(opts.mailInboxUrl ? { MAIL_INBOX_URL: opts.mailInboxUrl } : {}), ...(opts.webSdkUrlSuffix ? { WEB_SDK_URL_SUFFIX: opts.webSdkUrlSuffix } : {}) },
     ready: () => httpReady(`http://127.0.0.1:${opts.port}/healthz`),
   };
 }

@@ -80,7 +80,7 @@ try {
     const { ensureDemoProject } = await demoProjectModule;
     const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_FILE });
     writeFileSync(DEMO_FILE, `${JSON.stringify(project, null, 2)}\n`, { mode: 0o600 });
-    await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl }));
+    await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl, webSdkUrlSuffix: tlsFrontPort === undefined ? undefined : `localhost:${tlsFrontPort}` }));
     return project;
   })();
   await allSettled([demoStarted, mailReady, ...services]);

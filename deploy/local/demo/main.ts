@@ -1,6 +1,7 @@
 /**
  * Runs the demo app from the environment: DEMO_PORT (default 3000), DEMO_PROJECT_FILE (default
  * .local/demo-project.json, written by `npm start`), MAIL_INBOX_URL (optional, the mail catcher),
+ * WEB_SDK_URL_SUFFIX (optional, `localhost:8443` for the TLS front, used by the web-js page),
  * HOST (default 127.0.0.1). SIGINT/SIGTERM stop it.
  */
 import { readFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
-const demo = await startDemo({ port, host: process.env.HOST, project, mailInboxUrl: process.env.MAIL_INBOX_URL || undefined, log: (line) => console.log(`demo: ${line}`) });
+const demo = await startDemo({ port, host: process.env.HOST, project, mailInboxUrl: process.env.MAIL_INBOX_URL || undefined, webSdkUrlSuffix: process.env.WEB_SDK_URL_SUFFIX || undefined, log: (line) => console.log(`demo: ${line}`) });
 console.log(`demo listening on ${demo.url} (project ${project.projectID})`);
 
 const stop = () => {

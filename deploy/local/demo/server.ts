@@ -6,6 +6,7 @@
  *   /account   the signed-in user: profile, passkeys, identifiers, session check by this server
  *   /connect   an app with its own password login that adds passkeys with the connect flows
  *   /backend   the backend-API ceremonies (B2–B7) run by this server
+ *   /web-js    the published @corbado/web-js, unchanged: its auth UI and passkey list
  *
  * The page scripts (browser/*.ts, with @simplewebauthn/browser) are bundled with esbuild when the
  * server starts and served from memory; nothing is loaded from a CDN. The server keeps its state
@@ -13,6 +14,7 @@
  */
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join } from 'node:path';
@@ -31,6 +33,8 @@ export interface DemoOptions {
   project: DemoProject;
   /** The mail catcher's inbox, linked from the code step (e.g. http://127.0.0.1:1080). */
   mailInboxUrl?: string;
+  /** `frontendApiUrlSuffix` for the web-js page (`localhost:8443`, the TLS front); without it that page says it cannot work. */
+  webSdkUrlSuffix?: string;
   /** Gets one line per API request (main.ts prints them); failures go to console.error regardless. */
   log?: (line: string) => void;
 }
@@ -47,6 +51,7 @@ const PAGES: { path: string; file: string; nav: string }[] = [
   { path: '/account', file: 'account.html', nav: 'Account' },
   { path: '/connect', file: 'connect.html', nav: 'Connect: password app' },
   { path: '/backend', file: 'backend.html', nav: 'Backend API' },
+  { path: '/web-js', file: 'web-js.html', nav: 'Corbado web-js' },
 ];
 const ENTRY_POINTS = ['login', 'account', 'connect', 'backend'];
 const MAX_BODY_BYTES = 64 * 1024;
@@ -59,22 +64,34 @@ interface Asset {
 export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
   const { project } = opts;
   const assets = await loadAssets();
-  const pages = await loadPages({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: opts.mailInboxUrl ?? '' });
+  // The web SDK's bundle (React and all) takes esbuild about a second, so it is built after the
+  // server listens instead of delaying `npm start`; its first request waits for it.
+  let webJsAssets: Promise<Map<string, Asset>> | undefined;
+  const webSdkUrlSuffix = opts.webSdkUrlSuffix ?? '';
+  const pages = await loadPages({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: opts.mailInboxUrl ?? '', webSdkUrlSuffix });
   const routes = apiRoutes({ backend: backendApi(project), tokens: tokenVerifier(project), users: new PasswordUsers(), sessions: new AppSessions() });
-  const securityHeaders = {
-    'content-security-policy': [
+  const policy = (styleSrc: string) =>
+    [
       "default-src 'self'",
-      `connect-src 'self' ${new URL(project.frontendApiUrl).origin}`,
+      // The web SDK calls https://{projectID}.{suffix} first and then the URL the frontend API
+      // names, which is the project's frontend API URL.
+      `connect-src 'self' ${new URL(project.frontendApiUrl).origin}${webSdkUrlSuffix ? ` https://${project.projectID}.${webSdkUrlSuffix}` : ''}`,
       "img-src 'self' data:",
       "script-src 'self'",
-      "style-src 'self'",
+      styleSrc,
       "base-uri 'none'",
       "form-action 'self'",
       "frame-ancestors 'none'",
-    ].join('; '),
+    ].join('; ');
+  const securityHeaders = {
+    'content-security-policy': policy("style-src 'self'"),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };
+  // web-js's components write <style> elements of their theme, so its page allows inline styles
+  // (scripts stay 'self' only). Its stylesheet's @import of Google Fonts stays blocked: the demo
+  // loads nothing from other hosts, and the SDK falls back to system fonts.
+  const webJsPolicy = policy("style-src 'self' 'unsafe-inline'");
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://demo.invalid').pathname;
@@ -103,8 +120,8 @@ export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
 
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed', { allow: 'GET, HEAD' });
     const page = pages.get(path);
-    if (page) return send(res, 200, 'text/html; charset=utf-8', page, { 'cache-control': 'no-store' });
-    const asset = assets.get(path);
+    if (page) return send(res, 200, 'text/html; charset=utf-8', page, { 'cache-control': 'no-store', ...(path === '/web-js' ? { 'content-security-policy': webJsPolicy } : {}) });
+    const asset = assets.get(path) ?? (path.startsWith('/assets/webJs.') && webJsAssets ? (await webJsAssets).get(path) : undefined);
     if (asset) return send(res, 200, asset.type, asset.body, { 'cache-control': 'no-cache' });
     if (path === '/favicon.ico') return send(res, 204, 'text/plain', '');
     return send(res, 404, 'text/plain; charset=utf-8', 'not found');
@@ -122,6 +139,9 @@ export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
     server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  webJsAssets = loadWebJsAssets();
+  // A failed build is logged once and answered as 500 to its requests (the handler's catch).
+  webJsAssets.catch((err: unknown) => console.error('demo: could not bundle the web-js page:', err));
   return {
     url: `http://localhost:${port}`,
     close: () =>
@@ -154,6 +174,33 @@ async function loadAssets(): Promise<Map<string, Asset>> {
     assets.set(`/assets/${basename(file.path)}`, { type, body: Buffer.from(file.contents) });
   }
   assets.set('/assets/style.css', { type: 'text/css; charset=utf-8', body: await readFile(join(HERE, 'pages', 'style.css')) });
+  // The web SDK's own stylesheet, as published.
+  assets.set('/assets/web-js.css', { type: 'text/css; charset=utf-8', body: await readFile(createRequire(import.meta.url).resolve('@corbado/web-js/dist/bundle/index.css')) });
+  return assets;
+}
+
+/**
+ * The web-js page's script with the published SDK bundled in (minified: it is mostly React and the
+ * SDK, not code of this demo), by URL path.
+ */
+async function loadWebJsAssets(): Promise<Map<string, Asset>> {
+  const result = await build({
+    entryPoints: { webJs: join(HERE, 'browser', 'webJs.ts') },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    outdir: join(HERE, 'assets'),
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'silent',
+  });
+  const assets = new Map<string, Asset>();
+  for (const file of result.outputFiles) {
+    const type = file.path.endsWith('.map') ? 'application/json' : 'text/javascript; charset=utf-8';
+    assets.set(`/assets/${basename(file.path)}`, { type, body: Buffer.from(file.contents) });
+  }
   return assets;
 }
 
@@ -161,7 +208,7 @@ async function loadAssets(): Promise<Map<string, Asset>> {
  * The HTML pages with the page configuration (public values only) in a JSON script element and the
  * shared site header (skip link, navigation with the current page marked for screen readers).
  */
-async function loadPages(config: { projectID: string; frontendApiUrl: string; mailInboxUrl: string }): Promise<Map<string, string>> {
+async function loadPages(config: { projectID: string; frontendApiUrl: string; mailInboxUrl: string; webSdkUrlSuffix: string }): Promise<Map<string, string>> {
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
   const tag = `<script id="demo-config" type="application/json">${json}</script>`;
   const pages = new Map<string, string>();

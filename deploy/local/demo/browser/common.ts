@@ -9,6 +9,11 @@ export interface DemoConfig {
   frontendApiUrl: string;
   /** The mail catcher's inbox ("" when there is none). */
   mailInboxUrl: string;
+  /**
+   * `frontendApiUrlSuffix` for the published web SDKs, which call https://{projectID}.{suffix}
+   * (`localhost:8443`, the TLS front of `npm start`; "" when there is none).
+   */
+  webSdkUrlSuffix: string;
 }
 
 /** Public values only, written into the page by the demo server. */
