@@ -7,7 +7,7 @@
 import { startAuthentication, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
 import { PasskeyAutofill } from './autofill.js';
 import { passkeyItem, type Passkey } from './passkeyItem.js';
-import { busy, byId, clientInformation, demoApi, describeError, frontendApi, isCancelled, messages, rememberClientEnv, sentence, show } from './common.js';
+import { ApiError, busy, byId, clientInformation, demoApi, describeError, frontendApi, isCancelled, messages, rememberClientEnv, sentence, show } from './common.js';
 
 interface Fallback {
   initFallback: boolean;
@@ -135,10 +135,18 @@ async function loginInit(): Promise<{ token: string; loginAllowed: boolean; cond
 /** login/finish answered: a fallback to the password, or signedPasskeyData for the app's server. */
 async function finishLogin(process: string, assertion: unknown, isConditionalUI: boolean): Promise<void> {
   ui.status('Checking your passkey…');
-  const r = await frontendApi<{ signedPasskeyData: string; fallbackOperationError?: Fallback }>('/v2/connect/login/finish', {
-    process,
-    body: { isConditionalUI, assertionResponse: JSON.stringify(assertion), loadedMs: loadedMs() },
-  });
+  let r: { signedPasskeyData: string; fallbackOperationError?: Fallback };
+  try {
+    r = await frontendApi('/v2/connect/login/finish', {
+      process,
+      body: { isConditionalUI, assertionResponse: JSON.stringify(assertion), loadedMs: loadedMs() },
+    });
+  } catch (err) {
+    // A passkey deleted on the server (still on the authenticator) is a 404, as the published
+    // SDKs expect; the password is the way in then.
+    if (err instanceof ApiError && err.status === 404 && err.type === 'credential_deleted') return fallBack({ initFallback: true, error: { code: err.type, message: err.details } });
+    throw err;
+  }
   if (r.fallbackOperationError?.initFallback) return fallBack(r.fallbackOperationError);
   ui.status('The app’s server is verifying the signed passkey data…');
   const verified = await demoApi<{ userID: string; username: string }>('/api/connect/verify', { body: { signedPasskeyData: r.signedPasskeyData } });
