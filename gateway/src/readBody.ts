@@ -4,6 +4,12 @@ import { HttpError } from './errorResponse.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/** Whether the request says it carries a body (a DELETE may: the web SDK's DELETE /v2/me/identifier sends JSON). */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['content-type'] !== undefined || (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   // A request without any body (POST /v2/me/logout, /v2/me/refresh, …) is an empty object; only a
   // body that is there must say it is JSON.

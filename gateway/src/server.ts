@@ -18,7 +18,7 @@ import { errorRsp, fromConnectError, genericRsp, HttpError } from './errorRespon
 import { decodeMessage, encodeMessage, JsonShapeError, queryToJson } from './jsonCodec.js';
 import { createApiDocs, type ApiDocs } from './openapi/apiDocs.js';
 import type { OpenApiOptions } from './openapi/buildOpenApi.js';
-import { readJsonBody } from './readBody.js';
+import { declaresBody, readJsonBody } from './readBody.js';
 import { matchRoute, type Listener, type Route } from './routeTable.js';
 import { serviceNameOf, type ServiceName } from './upstreams.js';
 
@@ -146,7 +146,8 @@ async function handle(listener: Listener, req: IncomingMessage, res: ServerRespo
       projectId = named;
     }
 
-    const json = BODY_METHODS.has(method) ? await readJsonBody(req) : queryToJson(route.method.input, url.searchParams);
+    // A DELETE with a body is read like a POST (the SDK sends some as JSON); without one, from the query string.
+    const json = BODY_METHODS.has(method) || (method === 'DELETE' && declaresBody(req)) ? await readJsonBody(req) : queryToJson(route.method.input, url.searchParams);
     // Path parameters win over body fields of the same name.
     for (const name of route.params) json[name] = match.params[name];
     const message = decodeMessage(route.method.input, json);

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/auth_flow_service.proto.
  */
 export const file_passkeyauth_connect_v1_auth_flow_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wYXNza2V5YXV0aC9jb25uZWN0L3YxL2F1dGhfZmxvd19zZXJ2aWNlLnByb3RvEhZwYXNza2V5YXV0aC5jb25uZWN0LnYxIjEKEEF1dGhSZXF1ZXN0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIsYBCglCbG9ja0JvZHkSDQoFYmxvY2sYASABKAkSEQoJYXV0aF90eXBlGAIgASgJEiUKBGRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjcKDGFsdGVybmF0aXZlcxgEIAMoCzIhLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQmxvY2tCb2R5EjcKBWVycm9yGAUgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoUmVxdWVzdEVycm9yImQKDVByb2Nlc3NDb21tb24SEAoIYXBwX25hbWUYASABKAkSGAoQZnJvbnRlbmRfYXBpX3VybBgCIAEoCRISCgpoaWRlX2JhZGdlGAMgASgIEhMKC2Vudmlyb25tZW50GAQgASgJIjYKEVByb2Nlc3NTdGF0aWNJbmZvEg0KBXRva2VuGAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAMivwEKD1Byb2Nlc3NSZXNwb25zZRI1CgpibG9ja19ib2R5GAEgASgLMiEucGFzc2tleWF1dGguY29ubmVjdC52MS5CbG9ja0JvZHkSNQoGY29tbW9uGAIgASgLMiUucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzQ29tbW9uEj4KC25ld19wcm9jZXNzGAMgASgLMikucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzU3RhdGljSW5mbyLKAgoSUHJvY2Vzc0luaXRSZXF1ZXN0ElQKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5Gcm9udGVuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQESKgoUcGFzc2tleV9hcHBlbmRfc2hvd24YAiABKANCB7pIBCICKABIAIgBARIzCiZvcHRfb3V0X29mX3Bhc3NrZXlfYXBwZW5kX2FmdGVyX2h5YnJpZBgDIAEoCEgBiAEBEjkKD3ByZWZlcnJlZF9ibG9jaxgEIAEoCUIgukgdchtSAFILc2lnbnVwLWluaXRSCmxvZ2luLWluaXRCFwoVX3Bhc3NrZXlfYXBwZW5kX3Nob3duQikKJ19vcHRfb3V0X29mX3Bhc3NrZXlfYXBwZW5kX2FmdGVyX2h5YnJpZCK5AQoTUHJvY2Vzc0luaXRSZXNwb25zZRIiChVuZXdfY2xpZW50X2Vudl9oYW5kbGUYASABKAlIAIgBARINCgV0b2tlbhgCIAEoCRISCgpleHBpcmVzX2F0GAMgASgDEkEKEHByb2Nlc3NfcmVzcG9uc2UYBCABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlIlwKD0xvZ2luSWRlbnRpZmllchIrCgR0eXBlGAEgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIcCgppZGVudGlmaWVyGAIgASgJQgi6SAVyAxiAAiKNAQoRU2lnbnVwSW5pdFJlcXVlc3QSSAoLaWRlbnRpZmllcnMYASADKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ2luSWRlbnRpZmllckIKukgHkgEECAEQAxIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQFCDAoKX2Z1bGxfbmFtZSJmChRBdXRoTG9naW5Jbml0UmVxdWVzdBIiChBpZGVudGlmaWVyX3ZhbHVlGAEgASgJQgi6SAVyAxiAAhIdCghpc19waG9uZRgCIAEoCEIGukgDyAEBSACIAQFCCwoJX2lzX3Bob25lImkKGVBhc3NrZXlBcHBlbmRTdGFydFJlcXVlc3QSTAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24iQwoaUGFzc2tleUFwcGVuZEZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiaAoYUGFzc2tleUxvZ2luU3RhcnRSZXF1ZXN0EkwKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5Gcm9udGVuZENsaWVudEluZm9ybWF0aW9uIkIKGVBhc3NrZXlMb2dpbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiRgodUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQikAEKHElkZW50aWZpZXJWZXJpZnlTdGFydFJlcXVlc3QSLAoPaWRlbnRpZmllcl90eXBlGAEgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAIgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHAi2QEKHUlkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXF1ZXN0EhgKBGNvZGUYASABKAlCCrpIB3IFEAEYgAQSLAoPaWRlbnRpZmllcl90eXBlGAIgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAMgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHASGgoNaXNfbmV3X2RldmljZRgEIAEoCEgAiAEBQhAKDl9pc19uZXdfZGV2aWNlIhIKEEJsb2NrU2tpcFJlcXVlc3QiGAoWUHJvY2Vzc0NvbXBsZXRlUmVxdWVzdCJXChJTaWdudXBJbml0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIloKFUF1dGhMb2dpbkluaXRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUFwcGVuZFN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImAKG1Bhc3NrZXlBcHBlbmRGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXgoZUGFzc2tleUxvZ2luU3RhcnRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUxvZ2luRmluaXNoUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYgodSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiVgoRQmxvY2tTa2lwUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIlwKF1Byb2Nlc3NDb21wbGV0ZVJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZTLBEgoPQXV0aEZsb3dTZXJ2aWNlEpkBCgtQcm9jZXNzSW5pdBIqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0luaXRSZXF1ZXN0GisucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzSW5pdFJlc3BvbnNlIjGiuxgtCgRQT1NUEhUvdjIvYXV0aC9wcm9jZXNzL2luaXQaBmJlYXJlciIGY2xpZW50ErABCgpTaWdudXBJbml0EikucGFzc2tleWF1dGguY29ubmVjdC52MS5TaWdudXBJbml0UmVxdWVzdBoqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuU2lnbnVwSW5pdFJlc3BvbnNlIkuiuxhHCgRQT1NUEhQvdjIvYXV0aC9zaWdudXAvaW5pdBoGYmVhcmVyIgZjbGllbnQiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USuAEKDUF1dGhMb2dpbkluaXQSLC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkF1dGhMb2dpbkluaXRSZXF1ZXN0Gi0ucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoTG9naW5Jbml0UmVzcG9uc2UiSqK7GEYKBFBPU1QSEy92Mi9hdXRoL2xvZ2luL2luaXQaBmJlYXJlciIGY2xpZW50Igdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEskBChJQYXNza2V5QXBwZW5kU3RhcnQSMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlBcHBlbmRTdGFydFJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlBcHBlbmRTdGFydFJlc3BvbnNlIkyiuxhICgRQT1NUEh0vdjIvYXV0aC9wYXNza2V5L2FwcGVuZC9zdGFydBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEs0BChNQYXNza2V5QXBwZW5kRmluaXNoEjIucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kRmluaXNoUmVxdWVzdBozLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUFwcGVuZEZpbmlzaFJlc3BvbnNlIk2iuxhJCgRQT1NUEh4vdjIvYXV0aC9wYXNza2V5L2FwcGVuZC9maW5pc2gaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLFAQoRUGFzc2tleUxvZ2luU3RhcnQSMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlMb2dpblN0YXJ0UmVxdWVzdBoxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUxvZ2luU3RhcnRSZXNwb25zZSJLorsYRwoEUE9TVBIcL3YyL2F1dGgvcGFzc2tleS9sb2dpbi9zdGFydBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEskBChJQYXNza2V5TG9naW5GaW5pc2gSMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlMb2dpbkZpbmlzaFJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlMb2dpbkZpbmlzaFJlc3BvbnNlIkyiuxhICgRQT1NUEh0vdjIvYXV0aC9wYXNza2V5L2xvZ2luL2ZpbmlzaBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEtkBChZQYXNza2V5TWVkaWF0aW9uRmluaXNoEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TWVkaWF0aW9uRmluaXNoUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlc3BvbnNlIlCiuxhMCgRQT1NUEiEvdjIvYXV0aC9wYXNza2V5L21lZGlhdGlvbi9maW5pc2gaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLVAQoVSWRlbnRpZmllclZlcmlmeVN0YXJ0EjQucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5U3RhcnRSZXF1ZXN0GjUucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5U3RhcnRSZXNwb25zZSJPorsYSwoEUE9TVBIgL3YyL2F1dGgvaWRlbnRpZmllci92ZXJpZnkvc3RhcnQaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLZAQoWSWRlbnRpZmllclZlcmlmeUZpbmlzaBI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeUZpbmlzaFJlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXNwb25zZSJQorsYTAoEUE9TVBIhL3YyL2F1dGgvaWRlbnRpZmllci92ZXJpZnkvZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USpAEKCUJsb2NrU2tpcBIoLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQmxvY2tTa2lwUmVxdWVzdBopLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQmxvY2tTa2lwUmVzcG9uc2UiQqK7GD4KBFBPU1QSEy92Mi9hdXRoL2Jsb2NrL3NraXAaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRK8AQoPUHJvY2Vzc0NvbXBsZXRlEi4ucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzQ29tcGxldGVSZXF1ZXN0Gi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzQ29tcGxldGVSZXNwb25zZSJIorsYRAoEUE9TVBIZL3YyL2F1dGgvcHJvY2Vzcy9jb21wbGV0ZRoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_gateway_v1_http]);
+  fileDesc("Ci5wYXNza2V5YXV0aC9jb25uZWN0L3YxL2F1dGhfZmxvd19zZXJ2aWNlLnByb3RvEhZwYXNza2V5YXV0aC5jb25uZWN0LnYxIjEKEEF1dGhSZXF1ZXN0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIpcCCglCbG9ja0JvZHkSDQoFYmxvY2sYASABKAkSEQoJYXV0aF90eXBlGAIgASgJEiUKBGRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjcKDGFsdGVybmF0aXZlcxgEIAMoCzIhLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQmxvY2tCb2R5EjcKBWVycm9yGAUgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoUmVxdWVzdEVycm9yEk8KGGNvbnRpbnVlX29uX290aGVyX2RldmljZRgGIAEoCzItLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ29udGludWVPbk90aGVyRGV2aWNlIicKFUNvbnRpbnVlT25PdGhlckRldmljZRIOCgZyZWFzb24YASABKAkiZAoNUHJvY2Vzc0NvbW1vbhIQCghhcHBfbmFtZRgBIAEoCRIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJEhIKCmhpZGVfYmFkZ2UYAyABKAgSEwoLZW52aXJvbm1lbnQYBCABKAkiNgoRUHJvY2Vzc1N0YXRpY0luZm8SDQoFdG9rZW4YASABKAkSEgoKZXhwaXJlc19hdBgCIAEoAyK/AQoPUHJvY2Vzc1Jlc3BvbnNlEjUKCmJsb2NrX2JvZHkYASABKAsyIS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrQm9keRI1CgZjb21tb24YAiABKAsyJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NDb21tb24SPgoLbmV3X3Byb2Nlc3MYAyABKAsyKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NTdGF0aWNJbmZvIsoCChJQcm9jZXNzSW5pdFJlcXVlc3QSVAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIqChRwYXNza2V5X2FwcGVuZF9zaG93bhgCIAEoA0IHukgEIgIoAEgAiAEBEjMKJm9wdF9vdXRfb2ZfcGFzc2tleV9hcHBlbmRfYWZ0ZXJfaHlicmlkGAMgASgISAGIAQESOQoPcHJlZmVycmVkX2Jsb2NrGAQgASgJQiC6SB1yG1IAUgtzaWdudXAtaW5pdFIKbG9naW4taW5pdEIXChVfcGFzc2tleV9hcHBlbmRfc2hvd25CKQonX29wdF9vdXRfb2ZfcGFzc2tleV9hcHBlbmRfYWZ0ZXJfaHlicmlkIrkBChNQcm9jZXNzSW5pdFJlc3BvbnNlEiIKFW5ld19jbGllbnRfZW52X2hhbmRsZRgBIAEoCUgAiAEBEg0KBXRva2VuGAIgASgJEhIKCmV4cGlyZXNfYXQYAyABKAMSQQoQcHJvY2Vzc19yZXNwb25zZRgEIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlQhgKFl9uZXdfY2xpZW50X2Vudl9oYW5kbGUiXAoPTG9naW5JZGVudGlmaWVyEisKBHR5cGUYASABKAlCHbpIGnIYUgVlbWFpbFIFcGhvbmVSCHVzZXJuYW1lEhwKCmlkZW50aWZpZXIYAiABKAlCCLpIBXIDGIACIo0BChFTaWdudXBJbml0UmVxdWVzdBJICgtpZGVudGlmaWVycxgBIAMoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9naW5JZGVudGlmaWVyQgq6SAeSAQQIARADEiAKCWZ1bGxfbmFtZRgCIAEoCUIIukgFcgMYgAJIAIgBAUIMCgpfZnVsbF9uYW1lImYKFEF1dGhMb2dpbkluaXRSZXF1ZXN0EiIKEGlkZW50aWZpZXJfdmFsdWUYASABKAlCCLpIBXIDGIACEh0KCGlzX3Bob25lGAIgASgIQga6SAPIAQFIAIgBAUILCglfaXNfcGhvbmUiaQoZUGFzc2tleUFwcGVuZFN0YXJ0UmVxdWVzdBJMChJjbGllbnRfaW5mb3JtYXRpb24YASABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbiJDChpQYXNza2V5QXBwZW5kRmluaXNoUmVxdWVzdBIlChBzaWduZWRfY2hhbGxlbmdlGAEgASgJQgu6SAhyBhABGICABCJoChhQYXNza2V5TG9naW5TdGFydFJlcXVlc3QSTAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24iQgoZUGFzc2tleUxvZ2luRmluaXNoUmVxdWVzdBIlChBzaWduZWRfY2hhbGxlbmdlGAEgASgJQgu6SAhyBhABGICABCJGCh1QYXNza2V5TWVkaWF0aW9uRmluaXNoUmVxdWVzdBIlChBzaWduZWRfY2hhbGxlbmdlGAEgASgJQgu6SAhyBhABGICABCKQAQocSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVxdWVzdBIsCg9pZGVudGlmaWVyX3R5cGUYASABKAlCE7pIEHIOUgVlbWFpbFIFcGhvbmUSQgoRdmVyaWZpY2F0aW9uX3R5cGUYAiABKAlCJ7pIJHIiUgllbWFpbC1vdHBSCmVtYWlsLWxpbmtSCXBob25lLW90cCLZAQodSWRlbnRpZmllclZlcmlmeUZpbmlzaFJlcXVlc3QSGAoEY29kZRgBIAEoCUIKukgHcgUQARiABBIsCg9pZGVudGlmaWVyX3R5cGUYAiABKAlCE7pIEHIOUgVlbWFpbFIFcGhvbmUSQgoRdmVyaWZpY2F0aW9uX3R5cGUYAyABKAlCJ7pIJHIiUgllbWFpbC1vdHBSCmVtYWlsLWxpbmtSCXBob25lLW90cBIaCg1pc19uZXdfZGV2aWNlGAQgASgISACIAQFCEAoOX2lzX25ld19kZXZpY2UiEgoQQmxvY2tTa2lwUmVxdWVzdCIYChZQcm9jZXNzQ29tcGxldGVSZXF1ZXN0IlcKElNpZ251cEluaXRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiWgoVQXV0aExvZ2luSW5pdFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSJfChpQYXNza2V5QXBwZW5kU3RhcnRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYAobUGFzc2tleUFwcGVuZEZpbmlzaFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSJeChlQYXNza2V5TG9naW5TdGFydFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSJfChpQYXNza2V5TG9naW5GaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYwoeUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSJiCh1JZGVudGlmaWVyVmVyaWZ5U3RhcnRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYwoeSWRlbnRpZmllclZlcmlmeUZpbmlzaFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSJWChFCbG9ja1NraXBSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXAoXUHJvY2Vzc0NvbXBsZXRlUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIh8KHUlkZW50aWZpZXJWZXJpZnlTdGF0dXNSZXF1ZXN0ImMKHklkZW50aWZpZXJWZXJpZnlTdGF0dXNSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UibAoXSWRlbnRpZmllclVwZGF0ZVJlcXVlc3QSNgoPaWRlbnRpZmllcl90eXBlGAEgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIZCgV2YWx1ZRgCIAEoCUIKukgHcgUQARiAAiJdChhJZGVudGlmaWVyVXBkYXRlUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlMt8VCg9BdXRoRmxvd1NlcnZpY2USmQEKC1Byb2Nlc3NJbml0EioucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzSW5pdFJlcXVlc3QaKy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NJbml0UmVzcG9uc2UiMaK7GC0KBFBPU1QSFS92Mi9hdXRoL3Byb2Nlc3MvaW5pdBoGYmVhcmVyIgZjbGllbnQSsAEKClNpZ251cEluaXQSKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlNpZ251cEluaXRSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5TaWdudXBJbml0UmVzcG9uc2UiS6K7GEcKBFBPU1QSFC92Mi9hdXRoL3NpZ251cC9pbml0GgZiZWFyZXIiBmNsaWVudCIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRK4AQoNQXV0aExvZ2luSW5pdBIsLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aExvZ2luSW5pdFJlcXVlc3QaLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkF1dGhMb2dpbkluaXRSZXNwb25zZSJKorsYRgoEUE9TVBITL3YyL2F1dGgvbG9naW4vaW5pdBoGYmVhcmVyIgZjbGllbnQiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USyQEKElBhc3NrZXlBcHBlbmRTdGFydBIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUFwcGVuZFN0YXJ0UmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUFwcGVuZFN0YXJ0UmVzcG9uc2UiTKK7GEgKBFBPU1QSHS92Mi9hdXRoL3Bhc3NrZXkvYXBwZW5kL3N0YXJ0GgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USzQEKE1Bhc3NrZXlBcHBlbmRGaW5pc2gSMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlBcHBlbmRGaW5pc2hSZXF1ZXN0GjMucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kRmluaXNoUmVzcG9uc2UiTaK7GEkKBFBPU1QSHi92Mi9hdXRoL3Bhc3NrZXkvYXBwZW5kL2ZpbmlzaBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEsUBChFQYXNza2V5TG9naW5TdGFydBIwLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUxvZ2luU3RhcnRSZXF1ZXN0GjEucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5TdGFydFJlc3BvbnNlIkuiuxhHCgRQT1NUEhwvdjIvYXV0aC9wYXNza2V5L2xvZ2luL3N0YXJ0GgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USyQEKElBhc3NrZXlMb2dpbkZpbmlzaBIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUxvZ2luRmluaXNoUmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUxvZ2luRmluaXNoUmVzcG9uc2UiTKK7GEgKBFBPU1QSHS92Mi9hdXRoL3Bhc3NrZXkvbG9naW4vZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2US2QEKFlBhc3NrZXlNZWRpYXRpb25GaW5pc2gSNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXF1ZXN0GjYucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TWVkaWF0aW9uRmluaXNoUmVzcG9uc2UiUKK7GEwKBFBPU1QSIS92Mi9hdXRoL3Bhc3NrZXkvbWVkaWF0aW9uL2ZpbmlzaBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEtUBChVJZGVudGlmaWVyVmVyaWZ5U3RhcnQSNC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlTdGFydFJlcXVlc3QaNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlTdGFydFJlc3BvbnNlIk+iuxhLCgRQT1NUEiAvdjIvYXV0aC9pZGVudGlmaWVyL3ZlcmlmeS9zdGFydBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEtkBChZJZGVudGlmaWVyVmVyaWZ5RmluaXNoEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5RmluaXNoUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeUZpbmlzaFJlc3BvbnNlIlCiuxhMCgRQT1NUEiEvdjIvYXV0aC9pZGVudGlmaWVyL3ZlcmlmeS9maW5pc2gaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLYAQoWSWRlbnRpZmllclZlcmlmeVN0YXR1cxI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXR1c1JlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlTdGF0dXNSZXNwb25zZSJPorsYSwoDR0VUEiEvdjIvYXV0aC9pZGVudGlmaWVyL3ZlcmlmeS9zdGF0dXMaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLAAQoQSWRlbnRpZmllclVwZGF0ZRIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclVwZGF0ZVJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJVcGRhdGVSZXNwb25zZSJJorsYRQoEUE9TVBIaL3YyL2F1dGgvaWRlbnRpZmllci91cGRhdGUaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRKkAQoJQmxvY2tTa2lwEigucGFzc2tleWF1dGguY29ubmVjdC52MS5CbG9ja1NraXBSZXF1ZXN0GikucGFzc2tleWF1dGguY29ubmVjdC52MS5CbG9ja1NraXBSZXNwb25zZSJCorsYPgoEUE9TVBITL3YyL2F1dGgvYmxvY2svc2tpcBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlErwBCg9Qcm9jZXNzQ29tcGxldGUSLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NDb21wbGV0ZVJlcXVlc3QaLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NDb21wbGV0ZVJlc3BvbnNlIkiiuxhECgRQT1NUEhkvdjIvYXV0aC9wcm9jZXNzL2NvbXBsZXRlGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_gateway_v1_http]);
 
 /**
  * AuthRequestError is the reference requestError: a machine-readable code and a message.
@@ -86,6 +86,13 @@ export type BlockBody = Message<"passkeyauth.connect.v1.BlockBody"> & {
    * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 5;
    */
   error?: AuthRequestError | undefined;
+
+  /**
+   * Set when the process went on elsewhere (another tab or device): the page should not continue it.
+   *
+   * @generated from field: passkeyauth.connect.v1.ContinueOnOtherDevice continue_on_other_device = 6;
+   */
+  continueOnOtherDevice?: ContinueOnOtherDevice | undefined;
 };
 
 /**
@@ -94,6 +101,27 @@ export type BlockBody = Message<"passkeyauth.connect.v1.BlockBody"> & {
  */
 export const BlockBodySchema: GenMessage<BlockBody> = /*@__PURE__*/
   messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 1);
+
+/**
+ * ContinueOnOtherDevice is the reference continueOnOtherDevice.
+ *
+ * @generated from message passkeyauth.connect.v1.ContinueOnOtherDevice
+ */
+export type ContinueOnOtherDevice = Message<"passkeyauth.connect.v1.ContinueOnOtherDevice"> & {
+  /**
+   * "email-link-verified" or "process-already-completed".
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ContinueOnOtherDevice.
+ * Use `create(ContinueOnOtherDeviceSchema)` to create a new message.
+ */
+export const ContinueOnOtherDeviceSchema: GenMessage<ContinueOnOtherDevice> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 2);
 
 /**
  * ProcessCommon is the reference processCommon.
@@ -135,7 +163,7 @@ export type ProcessCommon = Message<"passkeyauth.connect.v1.ProcessCommon"> & {
  * Use `create(ProcessCommonSchema)` to create a new message.
  */
 export const ProcessCommonSchema: GenMessage<ProcessCommon> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 2);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 3);
 
 /**
  * ProcessStaticInfo names a process that was just started.
@@ -163,7 +191,7 @@ export type ProcessStaticInfo = Message<"passkeyauth.connect.v1.ProcessStaticInf
  * Use `create(ProcessStaticInfoSchema)` to create a new message.
  */
 export const ProcessStaticInfoSchema: GenMessage<ProcessStaticInfo> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 3);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 4);
 
 /**
  * ProcessResponse is the Block response.
@@ -198,7 +226,7 @@ export type ProcessResponse = Message<"passkeyauth.connect.v1.ProcessResponse"> 
  * Use `create(ProcessResponseSchema)` to create a new message.
  */
 export const ProcessResponseSchema: GenMessage<ProcessResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 4);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 5);
 
 /**
  * ProcessInitRequest is the reference processInitReq.
@@ -240,7 +268,7 @@ export type ProcessInitRequest = Message<"passkeyauth.connect.v1.ProcessInitRequ
  * Use `create(ProcessInitRequestSchema)` to create a new message.
  */
 export const ProcessInitRequestSchema: GenMessage<ProcessInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 5);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 6);
 
 /**
  * ProcessInitResponse is the reference processInitRsp.
@@ -282,7 +310,7 @@ export type ProcessInitResponse = Message<"passkeyauth.connect.v1.ProcessInitRes
  * Use `create(ProcessInitResponseSchema)` to create a new message.
  */
 export const ProcessInitResponseSchema: GenMessage<ProcessInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 6);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 7);
 
 /**
  * LoginIdentifier is one identifier of a sign-up.
@@ -310,7 +338,7 @@ export type LoginIdentifier = Message<"passkeyauth.connect.v1.LoginIdentifier"> 
  * Use `create(LoginIdentifierSchema)` to create a new message.
  */
 export const LoginIdentifierSchema: GenMessage<LoginIdentifier> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 7);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 8);
 
 /**
  * SignupInitRequest is the body of F1.
@@ -338,7 +366,7 @@ export type SignupInitRequest = Message<"passkeyauth.connect.v1.SignupInitReques
  * Use `create(SignupInitRequestSchema)` to create a new message.
  */
 export const SignupInitRequestSchema: GenMessage<SignupInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 8);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 9);
 
 /**
  * AuthLoginInitRequest is the body of F2.
@@ -366,7 +394,7 @@ export type AuthLoginInitRequest = Message<"passkeyauth.connect.v1.AuthLoginInit
  * Use `create(AuthLoginInitRequestSchema)` to create a new message.
  */
 export const AuthLoginInitRequestSchema: GenMessage<AuthLoginInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 10);
 
 /**
  * PasskeyAppendStartRequest asks for fresh attestation options.
@@ -387,7 +415,7 @@ export type PasskeyAppendStartRequest = Message<"passkeyauth.connect.v1.PasskeyA
  * Use `create(PasskeyAppendStartRequestSchema)` to create a new message.
  */
 export const PasskeyAppendStartRequestSchema: GenMessage<PasskeyAppendStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 11);
 
 /**
  * PasskeyAppendFinishRequest carries the attestation.
@@ -408,7 +436,7 @@ export type PasskeyAppendFinishRequest = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyAppendFinishRequestSchema)` to create a new message.
  */
 export const PasskeyAppendFinishRequestSchema: GenMessage<PasskeyAppendFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 11);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 12);
 
 /**
  * PasskeyLoginStartRequest asks for fresh assertion options.
@@ -429,7 +457,7 @@ export type PasskeyLoginStartRequest = Message<"passkeyauth.connect.v1.PasskeyLo
  * Use `create(PasskeyLoginStartRequestSchema)` to create a new message.
  */
 export const PasskeyLoginStartRequestSchema: GenMessage<PasskeyLoginStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 12);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 13);
 
 /**
  * PasskeyLoginFinishRequest carries the assertion of the passkey-verify block.
@@ -450,7 +478,7 @@ export type PasskeyLoginFinishRequest = Message<"passkeyauth.connect.v1.PasskeyL
  * Use `create(PasskeyLoginFinishRequestSchema)` to create a new message.
  */
 export const PasskeyLoginFinishRequestSchema: GenMessage<PasskeyLoginFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 13);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 14);
 
 /**
  * PasskeyMediationFinishRequest carries a conditional-UI assertion.
@@ -471,7 +499,7 @@ export type PasskeyMediationFinishRequest = Message<"passkeyauth.connect.v1.Pass
  * Use `create(PasskeyMediationFinishRequestSchema)` to create a new message.
  */
 export const PasskeyMediationFinishRequestSchema: GenMessage<PasskeyMediationFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 14);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 15);
 
 /**
  * IdentifierVerifyStartRequest is the reference identifierVerifyStartReq.
@@ -499,7 +527,7 @@ export type IdentifierVerifyStartRequest = Message<"passkeyauth.connect.v1.Ident
  * Use `create(IdentifierVerifyStartRequestSchema)` to create a new message.
  */
 export const IdentifierVerifyStartRequestSchema: GenMessage<IdentifierVerifyStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 15);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 16);
 
 /**
  * IdentifierVerifyFinishRequest is the reference identifierVerifyFinishReq.
@@ -541,7 +569,7 @@ export type IdentifierVerifyFinishRequest = Message<"passkeyauth.connect.v1.Iden
  * Use `create(IdentifierVerifyFinishRequestSchema)` to create a new message.
  */
 export const IdentifierVerifyFinishRequestSchema: GenMessage<IdentifierVerifyFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 16);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 17);
 
 /**
  * BlockSkipRequest has no fields.
@@ -556,7 +584,7 @@ export type BlockSkipRequest = Message<"passkeyauth.connect.v1.BlockSkipRequest"
  * Use `create(BlockSkipRequestSchema)` to create a new message.
  */
 export const BlockSkipRequestSchema: GenMessage<BlockSkipRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 17);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 18);
 
 /**
  * ProcessCompleteRequest has no fields.
@@ -571,7 +599,7 @@ export type ProcessCompleteRequest = Message<"passkeyauth.connect.v1.ProcessComp
  * Use `create(ProcessCompleteRequestSchema)` to create a new message.
  */
 export const ProcessCompleteRequestSchema: GenMessage<ProcessCompleteRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 18);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 19);
 
 /**
  * SignupInitResponse carries the Block response (the gateway renders process_response as the body).
@@ -592,7 +620,7 @@ export type SignupInitResponse = Message<"passkeyauth.connect.v1.SignupInitRespo
  * Use `create(SignupInitResponseSchema)` to create a new message.
  */
 export const SignupInitResponseSchema: GenMessage<SignupInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 19);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 20);
 
 /**
  * AuthLoginInitResponse carries the Block response (the gateway renders process_response as the body).
@@ -613,7 +641,7 @@ export type AuthLoginInitResponse = Message<"passkeyauth.connect.v1.AuthLoginIni
  * Use `create(AuthLoginInitResponseSchema)` to create a new message.
  */
 export const AuthLoginInitResponseSchema: GenMessage<AuthLoginInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 20);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 21);
 
 /**
  * PasskeyAppendStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -634,7 +662,7 @@ export type PasskeyAppendStartResponse = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyAppendStartResponseSchema)` to create a new message.
  */
 export const PasskeyAppendStartResponseSchema: GenMessage<PasskeyAppendStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 21);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 22);
 
 /**
  * PasskeyAppendFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -655,7 +683,7 @@ export type PasskeyAppendFinishResponse = Message<"passkeyauth.connect.v1.Passke
  * Use `create(PasskeyAppendFinishResponseSchema)` to create a new message.
  */
 export const PasskeyAppendFinishResponseSchema: GenMessage<PasskeyAppendFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 22);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 23);
 
 /**
  * PasskeyLoginStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -676,7 +704,7 @@ export type PasskeyLoginStartResponse = Message<"passkeyauth.connect.v1.PasskeyL
  * Use `create(PasskeyLoginStartResponseSchema)` to create a new message.
  */
 export const PasskeyLoginStartResponseSchema: GenMessage<PasskeyLoginStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 23);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 24);
 
 /**
  * PasskeyLoginFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -697,7 +725,7 @@ export type PasskeyLoginFinishResponse = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyLoginFinishResponseSchema)` to create a new message.
  */
 export const PasskeyLoginFinishResponseSchema: GenMessage<PasskeyLoginFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 24);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 25);
 
 /**
  * PasskeyMediationFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -718,7 +746,7 @@ export type PasskeyMediationFinishResponse = Message<"passkeyauth.connect.v1.Pas
  * Use `create(PasskeyMediationFinishResponseSchema)` to create a new message.
  */
 export const PasskeyMediationFinishResponseSchema: GenMessage<PasskeyMediationFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 25);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 26);
 
 /**
  * IdentifierVerifyStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -739,7 +767,7 @@ export type IdentifierVerifyStartResponse = Message<"passkeyauth.connect.v1.Iden
  * Use `create(IdentifierVerifyStartResponseSchema)` to create a new message.
  */
 export const IdentifierVerifyStartResponseSchema: GenMessage<IdentifierVerifyStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 26);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 27);
 
 /**
  * IdentifierVerifyFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -760,7 +788,7 @@ export type IdentifierVerifyFinishResponse = Message<"passkeyauth.connect.v1.Ide
  * Use `create(IdentifierVerifyFinishResponseSchema)` to create a new message.
  */
 export const IdentifierVerifyFinishResponseSchema: GenMessage<IdentifierVerifyFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 27);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 28);
 
 /**
  * BlockSkipResponse carries the Block response (the gateway renders process_response as the body).
@@ -781,7 +809,7 @@ export type BlockSkipResponse = Message<"passkeyauth.connect.v1.BlockSkipRespons
  * Use `create(BlockSkipResponseSchema)` to create a new message.
  */
 export const BlockSkipResponseSchema: GenMessage<BlockSkipResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 28);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 29);
 
 /**
  * ProcessCompleteResponse carries the Block response (the gateway renders process_response as the body).
@@ -802,7 +830,92 @@ export type ProcessCompleteResponse = Message<"passkeyauth.connect.v1.ProcessCom
  * Use `create(ProcessCompleteResponseSchema)` to create a new message.
  */
 export const ProcessCompleteResponseSchema: GenMessage<ProcessCompleteResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 29);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 30);
+
+/**
+ * IdentifierVerifyStatusRequest has no fields.
+ *
+ * @generated from message passkeyauth.connect.v1.IdentifierVerifyStatusRequest
+ */
+export type IdentifierVerifyStatusRequest = Message<"passkeyauth.connect.v1.IdentifierVerifyStatusRequest"> & {
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.IdentifierVerifyStatusRequest.
+ * Use `create(IdentifierVerifyStatusRequestSchema)` to create a new message.
+ */
+export const IdentifierVerifyStatusRequestSchema: GenMessage<IdentifierVerifyStatusRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 31);
+
+/**
+ * IdentifierVerifyStatusResponse carries the Block response (the gateway renders process_response as the body).
+ *
+ * @generated from message passkeyauth.connect.v1.IdentifierVerifyStatusResponse
+ */
+export type IdentifierVerifyStatusResponse = Message<"passkeyauth.connect.v1.IdentifierVerifyStatusResponse"> & {
+  /**
+   * The Block response.
+   *
+   * @generated from field: passkeyauth.connect.v1.ProcessResponse process_response = 1;
+   */
+  processResponse?: ProcessResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.IdentifierVerifyStatusResponse.
+ * Use `create(IdentifierVerifyStatusResponseSchema)` to create a new message.
+ */
+export const IdentifierVerifyStatusResponseSchema: GenMessage<IdentifierVerifyStatusResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 32);
+
+/**
+ * IdentifierUpdateRequest is the reference identifierUpdateReq.
+ *
+ * @generated from message passkeyauth.connect.v1.IdentifierUpdateRequest
+ */
+export type IdentifierUpdateRequest = Message<"passkeyauth.connect.v1.IdentifierUpdateRequest"> & {
+  /**
+   * "email", "phone" or "username".
+   *
+   * @generated from field: string identifier_type = 1;
+   */
+  identifierType: string;
+
+  /**
+   * The corrected value as the user typed it.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.IdentifierUpdateRequest.
+ * Use `create(IdentifierUpdateRequestSchema)` to create a new message.
+ */
+export const IdentifierUpdateRequestSchema: GenMessage<IdentifierUpdateRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 33);
+
+/**
+ * IdentifierUpdateResponse carries the Block response (the gateway renders process_response as the body).
+ *
+ * @generated from message passkeyauth.connect.v1.IdentifierUpdateResponse
+ */
+export type IdentifierUpdateResponse = Message<"passkeyauth.connect.v1.IdentifierUpdateResponse"> & {
+  /**
+   * The Block response.
+   *
+   * @generated from field: passkeyauth.connect.v1.ProcessResponse process_response = 1;
+   */
+  processResponse?: ProcessResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.IdentifierUpdateResponse.
+ * Use `create(IdentifierUpdateResponseSchema)` to create a new message.
+ */
+export const IdentifierUpdateResponseSchema: GenMessage<IdentifierUpdateResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 34);
 
 /**
  * AuthFlowService runs the passkey-first sign-up and login of the frontend API (F1, F2 and the
@@ -911,6 +1024,26 @@ export const AuthFlowService: GenService<{
     methodKind: "unary";
     input: typeof IdentifierVerifyFinishRequestSchema;
     output: typeof IdentifierVerifyFinishResponseSchema;
+  },
+  /**
+   * Whether the email link of this process was opened (polled by the page that sent it).
+   *
+   * @generated from rpc passkeyauth.connect.v1.AuthFlowService.IdentifierVerifyStatus
+   */
+  identifierVerifyStatus: {
+    methodKind: "unary";
+    input: typeof IdentifierVerifyStatusRequestSchema;
+    output: typeof IdentifierVerifyStatusResponseSchema;
+  },
+  /**
+   * Corrects an identifier of a sign-up before it completes (e.g. a mistyped email address).
+   *
+   * @generated from rpc passkeyauth.connect.v1.AuthFlowService.IdentifierUpdate
+   */
+  identifierUpdate: {
+    methodKind: "unary";
+    input: typeof IdentifierUpdateRequestSchema;
+    output: typeof IdentifierUpdateResponseSchema;
   },
   /**
    * Skips the current block (passkey append) where the flow allows it.

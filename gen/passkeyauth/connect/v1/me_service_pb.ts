@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/me_service.proto.
  */
 export const file_passkeyauth_connect_v1_me_service: GenFile = /*@__PURE__*/
-  fileDesc("CidwYXNza2V5YXV0aC9jb25uZWN0L3YxL21lX3NlcnZpY2UucHJvdG8SFnBhc3NrZXlhdXRoLmNvbm5lY3QudjEiDgoMR2V0TWVSZXF1ZXN0IkcKDE1lSWRlbnRpZmllchIKCgJpZBgBIAEoCRINCgV2YWx1ZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnN0YXR1cxgEIAEoCSKCAQoNR2V0TWVSZXNwb25zZRIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSOQoLaWRlbnRpZmllcnMYAyADKAsyJC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLk1lSWRlbnRpZmllchIXCg9zb2NpYWxfYWNjb3VudHMYBCADKAkiFwoVTGlzdE15UGFzc2tleXNSZXF1ZXN0IoEBChZMaXN0TXlQYXNza2V5c1Jlc3BvbnNlEjgKCHBhc3NrZXlzGAEgAygLMiYucGFzc2tleWF1dGguY29ubmVjdC52MS5Db25uZWN0UGFzc2tleRItCgZwYWdpbmcYAiABKAsyHS5wYXNza2V5YXV0aC5jb21tb24udjEuUGFnaW5nIlcKFkRlbGV0ZU15UGFzc2tleVJlcXVlc3QSPQoNY3JlZGVudGlhbF9pZBgBIAEoCUIYukgVchMyEV5jcmUtWzAtOV17MSwzMH0kUgxjcmVkZW50aWFsSUQiJQoXRGVsZXRlTXlQYXNza2V5UmVzcG9uc2USCgoCaWQYASABKAkicQoZQXBwZW5kUGFzc2tleVN0YXJ0UmVxdWVzdBJUChJjbGllbnRfaW5mb3JtYXRpb24YASABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBIr0BChpBcHBlbmRQYXNza2V5U3RhcnRSZXNwb25zZRIbChNhdHRlc3RhdGlvbl9vcHRpb25zGAEgASgJEiIKFW5ld19jbGllbnRfZW52X2hhbmRsZRgCIAEoCUgAiAEBEiYKGWFwcGVuZF9ub3RfYWxsb3dlZF9yZWFzb24YAyABKAlIAYgBAUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlQhwKGl9hcHBlbmRfbm90X2FsbG93ZWRfcmVhc29uIp0BChpBcHBlbmRQYXNza2V5RmluaXNoUmVxdWVzdBIpChRhdHRlc3RhdGlvbl9yZXNwb25zZRgBIAEoCUILukgIcgYQARiAgAQSVAoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBASJVChtBcHBlbmRQYXNza2V5RmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSKrAQocVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVxdWVzdBI9Cg1pZGVudGlmaWVyX2lkGAEgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBJMChJjbGllbnRfaW5mb3JtYXRpb24YAiABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbiJXCh1WZXJpZnlJZGVudGlmaWVyU3RhcnRSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIncKHVZlcmlmeUlkZW50aWZpZXJGaW5pc2hSZXF1ZXN0Ej0KDWlkZW50aWZpZXJfaWQYASABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEEhcKBGNvZGUYAiABKAlCCbpIBnIEEAEYQCJYCh5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZTLgCQoJTWVTZXJ2aWNlEngKBUdldE1lEiQucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRNZVJlcXVlc3QaJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldE1lUmVzcG9uc2UiIqK7GB4KA0dFVBIGL3YyL21lGgZiZWFyZXIiB3Nlc3Npb24SnAEKDkxpc3RNeVBhc3NrZXlzEi0ucGFzc2tleWF1dGguY29ubmVjdC52MS5MaXN0TXlQYXNza2V5c1JlcXVlc3QaLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RNeVBhc3NrZXlzUmVzcG9uc2UiK6K7GCcKA0dFVBIPL3YyL21lL3Bhc3NrZXlzGgZiZWFyZXIiB3Nlc3Npb24SsQEKD0RlbGV0ZU15UGFzc2tleRIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlQYXNza2V5UmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlQYXNza2V5UmVzcG9uc2UiPaK7GDkKBkRFTEVURRIeL3YyL21lL3Bhc3NrZXlzL3tjcmVkZW50aWFsSUR9GgZiZWFyZXIiB3Nlc3Npb24StgEKEkFwcGVuZFBhc3NrZXlTdGFydBIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleVN0YXJ0UmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleVN0YXJ0UmVzcG9uc2UiOaK7GDUKBFBPU1QSHC92Mi9tZS9wYXNza2V5cy9hcHBlbmQvc3RhcnQaBmJlYXJlciIHc2Vzc2lvbhK8AQoTQXBwZW5kUGFzc2tleUZpbmlzaBIyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleUZpbmlzaFJlcXVlc3QaMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkFwcGVuZFBhc3NrZXlGaW5pc2hSZXNwb25zZSI8orsYOAoEUE9TVBIdL3YyL21lL3Bhc3NrZXlzL2FwcGVuZC9maW5pc2gaBmJlYXJlciIHc2Vzc2lvbjABEsMBChVWZXJpZnlJZGVudGlmaWVyU3RhcnQSNC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJTdGFydFJlcXVlc3QaNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJTdGFydFJlc3BvbnNlIj2iuxg5CgRQT1NUEh4vdjIvbWUvaWRlbnRpZmllci92ZXJpZnkvc3RhcnQaBmJlYXJlciIHc2Vzc2lvbjABEscBChZWZXJpZnlJZGVudGlmaWVyRmluaXNoEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVmVyaWZ5SWRlbnRpZmllckZpbmlzaFJlc3BvbnNlIj6iuxg6CgRQT1NUEh8vdjIvbWUvaWRlbnRpZmllci92ZXJpZnkvZmluaXNoGgZiZWFyZXIiB3Nlc3Npb24wAWIGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_connect_v1_connect_flow_service, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CidwYXNza2V5YXV0aC9jb25uZWN0L3YxL21lX3NlcnZpY2UucHJvdG8SFnBhc3NrZXlhdXRoLmNvbm5lY3QudjEiDgoMR2V0TWVSZXF1ZXN0IkcKDE1lSWRlbnRpZmllchIKCgJpZBgBIAEoCRINCgV2YWx1ZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnN0YXR1cxgEIAEoCSKCAQoNR2V0TWVSZXNwb25zZRIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSOQoLaWRlbnRpZmllcnMYAyADKAsyJC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLk1lSWRlbnRpZmllchIXCg9zb2NpYWxfYWNjb3VudHMYBCADKAkiFwoVTGlzdE15UGFzc2tleXNSZXF1ZXN0IoEBChZMaXN0TXlQYXNza2V5c1Jlc3BvbnNlEjgKCHBhc3NrZXlzGAEgAygLMiYucGFzc2tleWF1dGguY29ubmVjdC52MS5Db25uZWN0UGFzc2tleRItCgZwYWdpbmcYAiABKAsyHS5wYXNza2V5YXV0aC5jb21tb24udjEuUGFnaW5nIlcKFkRlbGV0ZU15UGFzc2tleVJlcXVlc3QSPQoNY3JlZGVudGlhbF9pZBgBIAEoCUIYukgVchMyEV5jcmUtWzAtOV17MSwzMH0kUgxjcmVkZW50aWFsSUQiJQoXRGVsZXRlTXlQYXNza2V5UmVzcG9uc2USCgoCaWQYASABKAkicQoZQXBwZW5kUGFzc2tleVN0YXJ0UmVxdWVzdBJUChJjbGllbnRfaW5mb3JtYXRpb24YASABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBIr0BChpBcHBlbmRQYXNza2V5U3RhcnRSZXNwb25zZRIbChNhdHRlc3RhdGlvbl9vcHRpb25zGAEgASgJEiIKFW5ld19jbGllbnRfZW52X2hhbmRsZRgCIAEoCUgAiAEBEiYKGWFwcGVuZF9ub3RfYWxsb3dlZF9yZWFzb24YAyABKAlIAYgBAUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlQhwKGl9hcHBlbmRfbm90X2FsbG93ZWRfcmVhc29uIp0BChpBcHBlbmRQYXNza2V5RmluaXNoUmVxdWVzdBIpChRhdHRlc3RhdGlvbl9yZXNwb25zZRgBIAEoCUILukgIcgYQARiAgAQSVAoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBASJVChtBcHBlbmRQYXNza2V5RmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSKrAQocVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVxdWVzdBI9Cg1pZGVudGlmaWVyX2lkGAEgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBJMChJjbGllbnRfaW5mb3JtYXRpb24YAiABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbiJXCh1WZXJpZnlJZGVudGlmaWVyU3RhcnRSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIncKHVZlcmlmeUlkZW50aWZpZXJGaW5pc2hSZXF1ZXN0Ej0KDWlkZW50aWZpZXJfaWQYASABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEEhcKBGNvZGUYAiABKAlCCbpIBnIEEAEYQCJYCh5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSJECg9VcGRhdGVNZVJlcXVlc3QSIwoJZnVsbF9uYW1lGAEgASgJQgu6SAjIAQFyAxiAAkgAiAEBQgwKCl9mdWxsX25hbWUiSgoQVXBkYXRlTWVSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIhEKD0RlbGV0ZU1lUmVxdWVzdCJKChBEZWxldGVNZVJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UibgoZQ3JlYXRlTXlJZGVudGlmaWVyUmVxdWVzdBI2Cg9pZGVudGlmaWVyX3R5cGUYASABKAlCHbpIGnIYUgVlbWFpbFIFcGhvbmVSCHVzZXJuYW1lEhkKBXZhbHVlGAIgASgJQgq6SAdyBRABGIACIlQKGkNyZWF0ZU15SWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UirQEKGVVwZGF0ZU15SWRlbnRpZmllclJlcXVlc3QSPQoNaWRlbnRpZmllcl9pZBgBIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQSNgoPaWRlbnRpZmllcl90eXBlGAIgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIZCgV2YWx1ZRgDIAEoCUIKukgHcgUQARiAAiJUChpVcGRhdGVNeUlkZW50aWZpZXJSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIloKGURlbGV0ZU15SWRlbnRpZmllclJlcXVlc3QSPQoNaWRlbnRpZmllcl9pZBgBIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQiVAoaRGVsZXRlTXlJZGVudGlmaWVyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSIdChtHZXRVc2VyRGV0YWlsc0NvbmZpZ1JlcXVlc3QiJQoVTG9naW5JZGVudGlmaWVyQ29uZmlnEgwKBHR5cGUYASABKAkifgocR2V0VXNlckRldGFpbHNDb25maWdSZXNwb25zZRIaChJmdWxsX25hbWVfcmVxdWlyZWQYASABKAgSQgoLaWRlbnRpZmllcnMYAiADKAsyLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ2luSWRlbnRpZmllckNvbmZpZzLOEQoJTWVTZXJ2aWNlEngKBUdldE1lEiQucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRNZVJlcXVlc3QaJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldE1lUmVzcG9uc2UiIqK7GB4KA0dFVBIGL3YyL21lGgZiZWFyZXIiB3Nlc3Npb24SnAEKDkxpc3RNeVBhc3NrZXlzEi0ucGFzc2tleWF1dGguY29ubmVjdC52MS5MaXN0TXlQYXNza2V5c1JlcXVlc3QaLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RNeVBhc3NrZXlzUmVzcG9uc2UiK6K7GCcKA0dFVBIPL3YyL21lL3Bhc3NrZXlzGgZiZWFyZXIiB3Nlc3Npb24SsQEKD0RlbGV0ZU15UGFzc2tleRIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlQYXNza2V5UmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlQYXNza2V5UmVzcG9uc2UiPaK7GDkKBkRFTEVURRIeL3YyL21lL3Bhc3NrZXlzL3tjcmVkZW50aWFsSUR9GgZiZWFyZXIiB3Nlc3Npb24StgEKEkFwcGVuZFBhc3NrZXlTdGFydBIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleVN0YXJ0UmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleVN0YXJ0UmVzcG9uc2UiOaK7GDUKBFBPU1QSHC92Mi9tZS9wYXNza2V5cy9hcHBlbmQvc3RhcnQaBmJlYXJlciIHc2Vzc2lvbhK8AQoTQXBwZW5kUGFzc2tleUZpbmlzaBIyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleUZpbmlzaFJlcXVlc3QaMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkFwcGVuZFBhc3NrZXlGaW5pc2hSZXNwb25zZSI8orsYOAoEUE9TVBIdL3YyL21lL3Bhc3NrZXlzL2FwcGVuZC9maW5pc2gaBmJlYXJlciIHc2Vzc2lvbjABEsMBChVWZXJpZnlJZGVudGlmaWVyU3RhcnQSNC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJTdGFydFJlcXVlc3QaNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJTdGFydFJlc3BvbnNlIj2iuxg5CgRQT1NUEh4vdjIvbWUvaWRlbnRpZmllci92ZXJpZnkvc3RhcnQaBmJlYXJlciIHc2Vzc2lvbjABEscBChZWZXJpZnlJZGVudGlmaWVyRmluaXNoEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVmVyaWZ5SWRlbnRpZmllckZpbmlzaFJlc3BvbnNlIj6iuxg6CgRQT1NUEh8vdjIvbWUvaWRlbnRpZmllci92ZXJpZnkvZmluaXNoGgZiZWFyZXIiB3Nlc3Npb24wARKFAQoIVXBkYXRlTWUSJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZU1lUmVxdWVzdBooLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlTWVSZXNwb25zZSImorsYIgoFUEFUQ0gSBi92Mi9tZRoGYmVhcmVyIgdzZXNzaW9uMAEShgEKCERlbGV0ZU1lEicucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNZVJlcXVlc3QaKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU1lUmVzcG9uc2UiJ6K7GCMKBkRFTEVURRIGL3YyL21lGgZiZWFyZXIiB3Nlc3Npb24wARKtAQoSQ3JlYXRlTXlJZGVudGlmaWVyEjEucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVNeUlkZW50aWZpZXJSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVNeUlkZW50aWZpZXJSZXNwb25zZSIworsYLAoEUE9TVBIRL3YyL21lL2lkZW50aWZpZXIaBmJlYXJlciIHc2Vzc2lvbjABEq4BChJVcGRhdGVNeUlkZW50aWZpZXISMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZU15SWRlbnRpZmllclJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZU15SWRlbnRpZmllclJlc3BvbnNlIjGiuxgtCgVQQVRDSBIRL3YyL21lL2lkZW50aWZpZXIaBmJlYXJlciIHc2Vzc2lvbjABEq8BChJEZWxldGVNeUlkZW50aWZpZXISMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU15SWRlbnRpZmllclJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU15SWRlbnRpZmllclJlc3BvbnNlIjKiuxguCgZERUxFVEUSES92Mi9tZS9pZGVudGlmaWVyGgZiZWFyZXIiB3Nlc3Npb24wARLHAQoUR2V0VXNlckRldGFpbHNDb25maWcSMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJEZXRhaWxzQ29uZmlnUmVxdWVzdBo0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlckRldGFpbHNDb25maWdSZXNwb25zZSJEorsYQAoDR0VUEhcvdjIvdXNlci1kZXRhaWxzLWNvbmZpZxoGYmVhcmVyIgZjbGllbnQiB3Byb2Nlc3MiB3Nlc3Npb25iBnByb3RvMw", [file_buf_validate_validate, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_connect_v1_connect_flow_service, file_passkeyauth_gateway_v1_http]);
 
 /**
  * GetMeRequest has no fields.
@@ -408,6 +408,295 @@ export const VerifyIdentifierFinishResponseSchema: GenMessage<VerifyIdentifierFi
   messageDesc(file_passkeyauth_connect_v1_me_service, 14);
 
 /**
+ * UpdateMeRequest is the reference meUpdateReq.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateMeRequest
+ */
+export type UpdateMeRequest = Message<"passkeyauth.connect.v1.UpdateMeRequest"> & {
+  /**
+   * The new full name ("" removes it); trimmed.
+   *
+   * @generated from field: optional string full_name = 1;
+   */
+  fullName?: string | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateMeRequest.
+ * Use `create(UpdateMeRequestSchema)` to create a new message.
+ */
+export const UpdateMeRequestSchema: GenMessage<UpdateMeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 15);
+
+/**
+ * UpdateMeResponse renders as genericRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateMeResponse
+ */
+export type UpdateMeResponse = Message<"passkeyauth.connect.v1.UpdateMeResponse"> & {
+  /**
+   * Always set.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateMeResponse.
+ * Use `create(UpdateMeResponseSchema)` to create a new message.
+ */
+export const UpdateMeResponseSchema: GenMessage<UpdateMeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 16);
+
+/**
+ * DeleteMeRequest has no fields.
+ *
+ * @generated from message passkeyauth.connect.v1.DeleteMeRequest
+ */
+export type DeleteMeRequest = Message<"passkeyauth.connect.v1.DeleteMeRequest"> & {
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.DeleteMeRequest.
+ * Use `create(DeleteMeRequestSchema)` to create a new message.
+ */
+export const DeleteMeRequestSchema: GenMessage<DeleteMeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 17);
+
+/**
+ * DeleteMeResponse renders as genericRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.DeleteMeResponse
+ */
+export type DeleteMeResponse = Message<"passkeyauth.connect.v1.DeleteMeResponse"> & {
+  /**
+   * Always set.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.DeleteMeResponse.
+ * Use `create(DeleteMeResponseSchema)` to create a new message.
+ */
+export const DeleteMeResponseSchema: GenMessage<DeleteMeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 18);
+
+/**
+ * CreateMyIdentifierRequest is the reference meIdentifierCreateReq.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateMyIdentifierRequest
+ */
+export type CreateMyIdentifierRequest = Message<"passkeyauth.connect.v1.CreateMyIdentifierRequest"> & {
+  /**
+   * "email", "phone" or "username".
+   *
+   * @generated from field: string identifier_type = 1;
+   */
+  identifierType: string;
+
+  /**
+   * The value as the user typed it (normalized before it is stored).
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateMyIdentifierRequest.
+ * Use `create(CreateMyIdentifierRequestSchema)` to create a new message.
+ */
+export const CreateMyIdentifierRequestSchema: GenMessage<CreateMyIdentifierRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 19);
+
+/**
+ * CreateMyIdentifierResponse renders as genericRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateMyIdentifierResponse
+ */
+export type CreateMyIdentifierResponse = Message<"passkeyauth.connect.v1.CreateMyIdentifierResponse"> & {
+  /**
+   * Always set.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateMyIdentifierResponse.
+ * Use `create(CreateMyIdentifierResponseSchema)` to create a new message.
+ */
+export const CreateMyIdentifierResponseSchema: GenMessage<CreateMyIdentifierResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 20);
+
+/**
+ * UpdateMyIdentifierRequest is the reference meIdentifierUpdateReq.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateMyIdentifierRequest
+ */
+export type UpdateMyIdentifierRequest = Message<"passkeyauth.connect.v1.UpdateMyIdentifierRequest"> & {
+  /**
+   * The identifier to change ("ide-…"), one of the signed-in user's.
+   *
+   * @generated from field: string identifier_id = 1 [json_name = "identifierID"];
+   */
+  identifierId: string;
+
+  /**
+   * The identifier's type, which does not change: "email", "phone" or "username".
+   *
+   * @generated from field: string identifier_type = 2;
+   */
+  identifierType: string;
+
+  /**
+   * The new value as the user typed it.
+   *
+   * @generated from field: string value = 3;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateMyIdentifierRequest.
+ * Use `create(UpdateMyIdentifierRequestSchema)` to create a new message.
+ */
+export const UpdateMyIdentifierRequestSchema: GenMessage<UpdateMyIdentifierRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 21);
+
+/**
+ * UpdateMyIdentifierResponse renders as genericRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateMyIdentifierResponse
+ */
+export type UpdateMyIdentifierResponse = Message<"passkeyauth.connect.v1.UpdateMyIdentifierResponse"> & {
+  /**
+   * Always set.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateMyIdentifierResponse.
+ * Use `create(UpdateMyIdentifierResponseSchema)` to create a new message.
+ */
+export const UpdateMyIdentifierResponseSchema: GenMessage<UpdateMyIdentifierResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 22);
+
+/**
+ * DeleteMyIdentifierRequest is the reference meIdentifierDeleteReq (a JSON body on DELETE, as the SDK sends it).
+ *
+ * @generated from message passkeyauth.connect.v1.DeleteMyIdentifierRequest
+ */
+export type DeleteMyIdentifierRequest = Message<"passkeyauth.connect.v1.DeleteMyIdentifierRequest"> & {
+  /**
+   * The identifier to remove ("ide-…").
+   *
+   * @generated from field: string identifier_id = 1 [json_name = "identifierID"];
+   */
+  identifierId: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.DeleteMyIdentifierRequest.
+ * Use `create(DeleteMyIdentifierRequestSchema)` to create a new message.
+ */
+export const DeleteMyIdentifierRequestSchema: GenMessage<DeleteMyIdentifierRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 23);
+
+/**
+ * DeleteMyIdentifierResponse renders as genericRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.DeleteMyIdentifierResponse
+ */
+export type DeleteMyIdentifierResponse = Message<"passkeyauth.connect.v1.DeleteMyIdentifierResponse"> & {
+  /**
+   * Always set.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.DeleteMyIdentifierResponse.
+ * Use `create(DeleteMyIdentifierResponseSchema)` to create a new message.
+ */
+export const DeleteMyIdentifierResponseSchema: GenMessage<DeleteMyIdentifierResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 24);
+
+/**
+ * GetUserDetailsConfigRequest has no fields.
+ *
+ * @generated from message passkeyauth.connect.v1.GetUserDetailsConfigRequest
+ */
+export type GetUserDetailsConfigRequest = Message<"passkeyauth.connect.v1.GetUserDetailsConfigRequest"> & {
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetUserDetailsConfigRequest.
+ * Use `create(GetUserDetailsConfigRequestSchema)` to create a new message.
+ */
+export const GetUserDetailsConfigRequestSchema: GenMessage<GetUserDetailsConfigRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 25);
+
+/**
+ * LoginIdentifierConfig is the reference loginIdentifierConfig.
+ *
+ * @generated from message passkeyauth.connect.v1.LoginIdentifierConfig
+ */
+export type LoginIdentifierConfig = Message<"passkeyauth.connect.v1.LoginIdentifierConfig"> & {
+  /**
+   * "email", "phone" or "username".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.LoginIdentifierConfig.
+ * Use `create(LoginIdentifierConfigSchema)` to create a new message.
+ */
+export const LoginIdentifierConfigSchema: GenMessage<LoginIdentifierConfig> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 26);
+
+/**
+ * GetUserDetailsConfigResponse is the reference userDetailsConfigRsp.
+ *
+ * @generated from message passkeyauth.connect.v1.GetUserDetailsConfigResponse
+ */
+export type GetUserDetailsConfigResponse = Message<"passkeyauth.connect.v1.GetUserDetailsConfigResponse"> & {
+  /**
+   * Whether a user must keep a full name.
+   *
+   * @generated from field: bool full_name_required = 1;
+   */
+  fullNameRequired: boolean;
+
+  /**
+   * The identifier types a user may have.
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.LoginIdentifierConfig identifiers = 2;
+   */
+  identifiers: LoginIdentifierConfig[];
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetUserDetailsConfigResponse.
+ * Use `create(GetUserDetailsConfigResponseSchema)` to create a new message.
+ */
+export const GetUserDetailsConfigResponseSchema: GenMessage<GetUserDetailsConfigResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 27);
+
+/**
  * MeService serves the signed-in user (session token): their profile, passkeys and identifier
  * verification (F3, F4, F11 and companions). Another user's passkey or identifier is a 404.
  *
@@ -483,6 +772,66 @@ export const MeService: GenService<{
     methodKind: "unary";
     input: typeof VerifyIdentifierFinishRequestSchema;
     output: typeof VerifyIdentifierFinishResponseSchema;
+  },
+  /**
+   * The signed-in user's own full name (the web SDK's UsersApi.currentUserUpdate).
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.UpdateMe
+   */
+  updateMe: {
+    methodKind: "unary";
+    input: typeof UpdateMeRequestSchema;
+    output: typeof UpdateMeResponseSchema;
+  },
+  /**
+   * Deletes the signed-in user's account: identifiers, passkeys, challenges; their sessions end.
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.DeleteMe
+   */
+  deleteMe: {
+    methodKind: "unary";
+    input: typeof DeleteMeRequestSchema;
+    output: typeof DeleteMeResponseSchema;
+  },
+  /**
+   * Adds a login identifier to the signed-in user (email and phone start unverified).
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.CreateMyIdentifier
+   */
+  createMyIdentifier: {
+    methodKind: "unary";
+    input: typeof CreateMyIdentifierRequestSchema;
+    output: typeof CreateMyIdentifierResponseSchema;
+  },
+  /**
+   * Changes the value of one of the signed-in user's identifiers (email and phone become unverified).
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.UpdateMyIdentifier
+   */
+  updateMyIdentifier: {
+    methodKind: "unary";
+    input: typeof UpdateMyIdentifierRequestSchema;
+    output: typeof UpdateMyIdentifierResponseSchema;
+  },
+  /**
+   * Removes one of the signed-in user's identifiers; the last one stays.
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.DeleteMyIdentifier
+   */
+  deleteMyIdentifier: {
+    methodKind: "unary";
+    input: typeof DeleteMyIdentifierRequestSchema;
+    output: typeof DeleteMyIdentifierResponseSchema;
+  },
+  /**
+   * What the user-details screen may show and edit (the web SDK's ConfigsApi.getUserDetailsConfig).
+   *
+   * @generated from rpc passkeyauth.connect.v1.MeService.GetUserDetailsConfig
+   */
+  getUserDetailsConfig: {
+    methodKind: "unary";
+    input: typeof GetUserDetailsConfigRequestSchema;
+    output: typeof GetUserDetailsConfigResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_passkeyauth_connect_v1_me_service, 0);

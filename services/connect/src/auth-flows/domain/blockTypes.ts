@@ -17,6 +17,8 @@ export interface Block {
   data: Record<string, unknown>;
   alternatives: Block[];
   error?: RequestError;
+  /** Set when the process went on elsewhere (another tab or device); the page stops following it. */
+  continueOnOtherDevice?: { reason: 'email-link-verified' | 'process-already-completed' };
 }
 
 /** The socialData of the init blocks: no social login providers are offered. */

@@ -5,8 +5,10 @@ import {
   AuthFlowService,
   AuthLoginInitResponseSchema,
   BlockSkipResponseSchema,
+  IdentifierUpdateResponseSchema,
   IdentifierVerifyFinishResponseSchema,
   IdentifierVerifyStartResponseSchema,
+  IdentifierVerifyStatusResponseSchema,
   PasskeyAppendFinishResponseSchema,
   PasskeyAppendStartResponseSchema,
   PasskeyLoginFinishResponseSchema,
@@ -32,6 +34,8 @@ import { finishProcess } from '../domain/finishProcess.js';
 import { skipBlock } from '../domain/skipBlock.js';
 import { finishIdentifierVerify } from '../domain/finishIdentifierVerify.js';
 import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
+import { getVerificationStatus } from '../domain/getVerificationStatus.js';
+import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
@@ -44,6 +48,7 @@ const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
   data: b.data as JsonObject,
   alternatives: b.alternatives.map(blockMessage),
   ...(b.error ? { error: b.error } : {}),
+  ...(b.continueOnOtherDevice ? { continueOnOtherDevice: b.continueOnOtherDevice } : {}),
 });
 
 export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
@@ -107,6 +112,15 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
       const call = flowCall(ctx);
       const block = await finishIdentifierVerify(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
       return create(IdentifierVerifyFinishResponseSchema, { processResponse: await answer(call, block) });
+    },
+    async identifierVerifyStatus(_req, ctx) {
+      const call = flowCall(ctx);
+      return create(IdentifierVerifyStatusResponseSchema, { processResponse: await answer(call, await getVerificationStatus(deps, call)) });
+    },
+    async identifierUpdate(req, ctx) {
+      const call = flowCall(ctx);
+      const block = await updateProcessIdentifier(deps, call, { identifierType: req.identifierType, value: req.value });
+      return create(IdentifierUpdateResponseSchema, { processResponse: await answer(call, block) });
     },
     async blockSkip(_req, ctx) {
       const call = flowCall(ctx);

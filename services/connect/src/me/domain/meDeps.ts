@@ -4,12 +4,15 @@ import type { MeAppendStore } from '../store/meAppends.js';
 import type { SessionStore } from '../../sessions/store/sessions.js';
 import type { ConnectFlowDeps, FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { OneTimeCodes } from '../../auth-flows/domain/oneTimeCodes.js';
+import type { UserCleanup } from '../../users/domain/userDeps.js';
 
 export interface MeDeps extends ConnectFlowDeps {
   sessions: SessionStore;
   challenges: OneTimeCodes;
   meAppends: MeAppendStore;
   identifierVerifications: IdentifierVerificationStore;
+  /** Deleting one's own account also removes what other services hold for the user. */
+  cleanup: UserCleanup;
 }
 
 /**

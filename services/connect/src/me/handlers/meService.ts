@@ -4,20 +4,32 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
   AppendPasskeyFinishResponseSchema,
   AppendPasskeyStartResponseSchema,
+  CreateMyIdentifierResponseSchema,
+  DeleteMeResponseSchema,
+  DeleteMyIdentifierResponseSchema,
   DeleteMyPasskeyResponseSchema,
   GetMeResponseSchema,
+  GetUserDetailsConfigResponseSchema,
   ListMyPasskeysResponseSchema,
   MeService,
+  UpdateMeResponseSchema,
+  UpdateMyIdentifierResponseSchema,
   VerifyIdentifierFinishResponseSchema,
   VerifyIdentifierStartResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
 import { tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { addMyIdentifier } from '../domain/addMyIdentifier.js';
+import { changeMyIdentifier } from '../domain/changeMyIdentifier.js';
+import { deleteMyAccount } from '../domain/deleteMyAccount.js';
 import { deleteMyPasskey } from '../domain/deleteMyPasskey.js';
 import { finishIdentifierVerification } from '../domain/finishIdentifierVerification.js';
 import { finishMyAppend } from '../domain/finishMyAppend.js';
 import { getMe } from '../domain/getMe.js';
+import { getUserDetailsConfig } from '../domain/getUserDetailsConfig.js';
 import { listMyPasskeys } from '../domain/listMyPasskeys.js';
 import type { MeCall, MeDeps } from '../domain/meDeps.js';
+import { removeMyIdentifier } from '../domain/removeMyIdentifier.js';
+import { updateMyName } from '../domain/updateMyName.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
@@ -60,6 +72,30 @@ export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
     async verifyIdentifierFinish(req, ctx) {
       await finishIdentifierVerification(deps, meCall(ctx), { identifierId: req.identifierId, code: req.code });
       return create(VerifyIdentifierFinishResponseSchema, { result: {} });
+    },
+    async updateMe(req, ctx) {
+      // Required by the validation rules, so present here.
+      await updateMyName(deps, meCall(ctx), req.fullName!);
+      return create(UpdateMeResponseSchema, { result: {} });
+    },
+    async deleteMe(_req, ctx) {
+      await deleteMyAccount(deps, meCall(ctx));
+      return create(DeleteMeResponseSchema, { result: {} });
+    },
+    async createMyIdentifier(req, ctx) {
+      await addMyIdentifier(deps, meCall(ctx), { identifierType: req.identifierType, value: req.value });
+      return create(CreateMyIdentifierResponseSchema, { result: {} });
+    },
+    async updateMyIdentifier(req, ctx) {
+      await changeMyIdentifier(deps, meCall(ctx), { identifierId: req.identifierId, identifierType: req.identifierType, value: req.value });
+      return create(UpdateMyIdentifierResponseSchema, { result: {} });
+    },
+    async deleteMyIdentifier(req, ctx) {
+      await removeMyIdentifier(deps, meCall(ctx), req.identifierId);
+      return create(DeleteMyIdentifierResponseSchema, { result: {} });
+    },
+    getUserDetailsConfig() {
+      return create(GetUserDetailsConfigResponseSchema, getUserDetailsConfig());
     },
   };
 }

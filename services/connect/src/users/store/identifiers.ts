@@ -51,6 +51,11 @@ export interface IdentifierStore {
   insert(record: IdentifierRecord): Promise<'created' | 'duplicate'>;
   /** Sets the status; with `from`, only an identifier in that status changes (null otherwise). */
   updateStatus(projectId: string, userId: string, identifierId: string, status: IdentifierStatus, now: Date, from?: IdentifierStatus): Promise<IdentifierRecord | null>;
+  /**
+   * Changes the value (and status) of the user's identifier in one update: 'duplicate' if the
+   * project's unique index already holds the value, 'missing' if the identifier is not the user's.
+   */
+  updateValue(projectId: string, userId: string, identifierId: string, value: string, status: IdentifierStatus, now: Date): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
@@ -94,6 +99,15 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
     },
     updateStatus(projectId, userId, identifierId, status, now, from) {
       return coll.findOneAndUpdate({ _id: identifierId, projectId, userId, ...(from ? { status: from } : {}) }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
+    },
+    async updateValue(projectId, userId, identifierId, value, status, now) {
+      try {
+        const updated = await coll.findOneAndUpdate({ _id: identifierId, projectId, userId }, { $set: { value, status, updatedAt: now } }, { returnDocument: 'after' });
+        return updated ?? 'missing';
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 'duplicate';
+        throw err;
+      }
     },
     async delete(projectId, userId, identifierId) {
       const r = await coll.deleteOne({ _id: identifierId, projectId, userId });

@@ -20,6 +20,8 @@ export interface UserStore {
   find(projectId: string, userId: string): Promise<UserRecord | null>;
   /** Sets the status of the project's user; null if there is none. */
   updateStatus(projectId: string, userId: string, status: UserStatus, now: Date): Promise<UserRecord | null>;
+  /** Sets (or, with undefined, removes) the full name of the project's user; null if there is none. */
+  updateFullName(projectId: string, userId: string, fullName: string | undefined, now: Date): Promise<UserRecord | null>;
   /** True if the user existed in the project and is now gone. */
   delete(projectId: string, userId: string): Promise<boolean>;
 }
@@ -40,6 +42,10 @@ export function mongoUserStore(db: Db): UserStore {
     },
     updateStatus(projectId, userId, status, now) {
       return coll.findOneAndUpdate({ _id: userId, projectId }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
+    },
+    updateFullName(projectId, userId, fullName, now) {
+      const update = fullName === undefined ? { $set: { updatedAt: now }, $unset: { fullName: '' as const } } : { $set: { fullName, updatedAt: now } };
+      return coll.findOneAndUpdate({ _id: userId, projectId }, update, { returnDocument: 'after' });
     },
     async delete(projectId, userId) {
       const r = await coll.deleteOne({ _id: userId, projectId });

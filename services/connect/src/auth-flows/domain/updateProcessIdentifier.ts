@@ -1,0 +1,66 @@
+/**
+ * POST /v2/auth/identifier/update: a sign-up corrects one of its identifiers before it completes,
+ * from the verification block ("wrong address? change it") or the passkey-append block. The user
+ * and identifiers of a sign-up are pending until the process completes, so the correction changes
+ * the pending identifier itself.
+ *
+ * A value that is malformed or already registered keeps the block and answers it with error, as
+ * the reference does (codes the web SDK translates: identifier_invalid_format,
+ * identifier_already_in_use). A changed flow identifier is unproven again: the process forgets
+ * that it was verified and the code it sent (which went to the old value and must not prove the
+ * new one), so the page sends a new code at once. A login cannot change identifiers: they belong
+ * to an existing account, and a mistyped one is corrected by starting the login again.
+ */
+import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
+import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
+import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { AuthFlowDeps } from './authDeps.js';
+import { advanceProcess } from './advanceProcess.js';
+import type { Block, RequestError } from './blockTypes.js';
+import { buildVerifyBlock } from './buildVerifyBlock.js';
+import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
+import { loadAuthProcess } from './loadAuthProcess.js';
+import { offerAppend } from './offerAppend.js';
+import { pickDefaultMethod } from './pickDefaultMethod.js';
+
+const UPDATE_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append'];
+
+export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall, input: { identifierType: string; value: string }): Promise<Block> {
+  const type = checkIdentifierType(input.identifierType);
+  const process = await loadAuthProcess(deps, call, UPDATE_FROM);
+  if (process.authType !== 'signup') throw failedPrecondition('identifier_update_not_allowed', 'only a sign-up can change its identifiers; start the login again with the right identifier');
+  const ids = process.identifierIds ?? [];
+  const identifier = (await deps.identifiers.listForUser(call.projectId, process.userId!)).find((i) => i.type === type && ids.includes(i._id));
+  if (!identifier) {
+    throw invalidArgument('validation_error', `this sign-up has no ${type} to change`, [{ field: 'identifierType', message: `the sign-up has no ${type}` }]);
+  }
+
+  let value: string;
+  try {
+    value = normalizeIdentifier(type, input.value);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return currentBlock(deps, call, process, { code: 'identifier_invalid_format', message: err.message.replace(/^identifierValue /, `${type} `) });
+  }
+  if (value === identifier.value) return currentBlock(deps, call, process);
+  const updated = await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, value, 'pending', deps.now());
+  if (updated === 'duplicate') return currentBlock(deps, call, process, { code: 'identifier_already_in_use', message: `this ${type} is already registered; log in instead` });
+  if (updated === 'missing') throw failedPrecondition('invalid_block', 'the sign-up changed in the meantime; reload it');
+
+  if (process.identifier?.id !== identifier._id) return currentBlock(deps, call, process);
+  // `challenge: undefined` is stored as null: no code of this process counts any more.
+  const moved = await advanceProcess(deps, process, [process.block], { identifier: { id: identifier._id, type, value }, verified: false, challenge: undefined });
+  return currentBlock(deps, call, moved);
+}
+
+/** The block the process is in, rebuilt with its current identifier (and an error, when the update was refused). */
+async function currentBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, error?: RequestError): Promise<Block> {
+  if (process.block === 'passkey-append') {
+    // Fresh attestation options: the passkey's user name is the identifier, which may have changed.
+    const block = await offerAppend(deps, call, process, ['passkey-append']);
+    return error ? { ...block, error, data: { ...block.data, error } } : block;
+  }
+  const method = process.challenge?.method ?? pickDefaultMethod(process) ?? 'email-otp';
+  return buildVerifyBlock(process.authType, { method, identifier: process.identifier!.value, ...(error ? { error } : {}) });
+}
