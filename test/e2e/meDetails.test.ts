@@ -103,10 +103,15 @@ async function signedIn(fullName: string, identifiers: Array<[type: string, valu
   return { userId, ...(await startSession(deps, { projectId: as.projectID, userId, withRefreshToken: true })) };
 }
 
+const TYPE_ORDER = ['email', 'phone', 'username'];
+
+/** GET /v2/me, identifiers by type and value: identifiers created in the same millisecond have no defined order. */
 async function me(user: User) {
   const r = await front('GET', '/v2/me', { token: user.sessionToken });
   expect(r.status).toBe(200);
-  return r.body as { id: string; fullName: string; identifiers: Array<{ id: string; value: string; type: string; status: string }> };
+  const body = r.body as { id: string; fullName: string; identifiers: Array<{ id: string; value: string; type: string; status: string }> };
+  body.identifiers.sort((x, y) => TYPE_ORDER.indexOf(x.type) - TYPE_ORDER.indexOf(y.type) || x.value.localeCompare(y.value));
+  return body;
 }
 
 async function processToken(): Promise<string> {
