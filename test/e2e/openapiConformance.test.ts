@@ -1,13 +1,21 @@
 /**
  * The served API reference against reality: real calls through the real stack (users,
  * identifiers, challenges B1 + PATCH + GET, B2/B4/B6 starts, credentials, the frontend's JWKS and
- * session config, and error answers), each JSON answer validated with ajv (JSON Schema 2020-12, as
+ * session config, the user-details config and the signed-in user's details and identifiers, and
+ * error answers), each JSON answer validated with ajv (JSON Schema 2020-12, as
  * OpenAPI 3.1 uses) against the schema /openapi.json of its listener documents for that path,
  * method and status. Objects are checked closed: an answer may not carry undocumented fields.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema, OpenApiDocument, OpenApiResponse } from '../../gateway/src/openapi/jsonSchema.js';
+import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
+import { startSession } from '../../services/connect/src/sessions/domain/startSession.js';
+import { mongoSessionStore } from '../../services/connect/src/sessions/store/sessions.js';
+import { mongoIdentifierStore } from '../../services/connect/src/users/store/identifiers.js';
+import { mongoUserStore } from '../../services/connect/src/users/store/users.js';
+import { createLogger } from '../../services/runtime/logger.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 type Listener = 'frontend' | 'backend';
@@ -157,6 +165,21 @@ async function call(listener: Listener, method: string, template: string, o: Cal
 
 const json = (r: Recorded) => r.body as Record<string, any>;
 
+/** A session token for the user, started with the connect service's own domain code (the flows that start one are tested elsewhere). */
+async function sessionFor(userId: string): Promise<string> {
+  const admin = await openProjectAdmin({
+    mongodbUri: stack.env.MONGODB_URI,
+    masterKey: parseMasterKey(stack.env.MASTER_KEY),
+    urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL },
+  });
+  try {
+    const deps = { ...admin.deps, sessions: mongoSessionStore(stack.db), users: mongoUserStore(stack.db), identifiers: mongoIdentifierStore(stack.db), logger: createLogger('openapi-e2e', 'silent') };
+    return (await startSession(deps, { projectId: project.projectID, userId })).sessionToken;
+  } finally {
+    await admin.close();
+  }
+}
+
 describe('recorded answers of the backend API match its document', () => {
   let userID: string;
 
@@ -267,6 +290,40 @@ describe('recorded answers of the frontend API match its document', () => {
     }
     expect((await call('frontend', 'GET', '/v2/session-config', { headers: byHeader })).status).toBe(200);
     expect((await call('frontend', 'GET', '/v2/session-config', { headers: { authorization: `Bearer ${project.clientKey}` } })).status).toBe(200);
+  });
+
+  it("user details: the config, then the signed-in user's name and identifiers (genericRsp), their errors, the account delete", async () => {
+    expect((await call('frontend', 'GET', '/v2/user-details-config', { headers: { 'x-corbado-projectid': project.projectID } })).status).toBe(200);
+    const user = json(await call('backend', 'POST', '/v2/users', { body: { fullName: 'Grace', status: 'active' } })).userID as string;
+    await call('backend', 'POST', '/v2/users/{userID}/identifiers', { params: { userID: user }, body: { identifierType: 'email', identifierValue: 'grace@example.com', status: 'verified' } });
+    const session = await sessionFor(user);
+    const bearer = { authorization: `Bearer ${session}`, 'x-corbado-projectid': project.projectID };
+    expect((await call('frontend', 'PATCH', '/v2/me', { headers: bearer, body: { fullName: 'Grace Hopper' } })).status).toBe(200);
+    expect((await call('frontend', 'POST', '/v2/me/identifier', { headers: bearer, body: { identifierType: 'username', value: 'grace' } })).status).toBe(200);
+    expect((await call('frontend', 'POST', '/v2/me/identifier', { headers: bearer, body: { identifierType: 'username', value: 'again' } })).status).toBe(409);
+    const identifiers = json(await call('frontend', 'GET', '/v2/me', { headers: bearer })).identifiers as Array<{ id: string; type: string }>;
+    const username = identifiers.find((i) => i.type === 'username')!.id;
+    expect((await call('frontend', 'PATCH', '/v2/me/identifier', { headers: bearer, body: { identifierID: username, identifierType: 'username', value: 'hopper' } })).status).toBe(200);
+    expect((await call('frontend', 'DELETE', '/v2/me/identifier', { headers: bearer, body: { identifierID: 'ide-1' } })).status).toBe(404);
+    expect((await call('frontend', 'DELETE', '/v2/me/identifier', { headers: bearer, query: `?identifierID=${username}` })).status).toBe(200);
+    expect((await call('frontend', 'PATCH', '/v2/me', { headers: bearer, body: {} })).status).toBe(400);
+    expect((await call('frontend', 'DELETE', '/v2/me', { headers: bearer })).status).toBe(200);
+    expect((await call('frontend', 'DELETE', '/v2/me', { headers: bearer })).status).toBe(401);
+  });
+
+  it('a sign-up corrects its email (identifier update) and polls its verification status (Block responses)', async () => {
+    // A browser that can create passkeys: the sign-up goes to passkey-append (this project's codes are the app's to deliver).
+    const capable = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true };
+    const init = json(await call('frontend', 'POST', '/v2/auth/process/init', { headers: { 'x-corbado-projectid': project.projectID }, body: { clientInformation: capable } }));
+    const process = { 'x-corbado-process-id': init.token as string, 'x-corbado-projectid': project.projectID };
+    expect((await call('frontend', 'POST', '/v2/auth/signup/init', { headers: process, body: { identifiers: [{ type: 'email', identifier: 'typo@exmaple.com' }] } })).status).toBe(200);
+    const fixed = await call('frontend', 'POST', '/v2/auth/identifier/update', { headers: process, body: { identifierType: 'email', value: 'fixed@example.com' } });
+    expect(json(fixed).blockBody.data.identifierValue).toBe('fixed@example.com');
+    expect(json(await call('frontend', 'POST', '/v2/auth/identifier/update', { headers: process, body: { identifierType: 'email', value: 'nope' } })).blockBody.error.code).toBe('identifier_invalid_format');
+    expect((await call('frontend', 'POST', '/v2/auth/identifier/update', { headers: process, body: { identifierType: 'phone', value: '+4915112345678' } })).status).toBe(400);
+    // No verification runs in passkey-append: 409.
+    expect((await call('frontend', 'GET', '/v2/auth/identifier/verify/status', { headers: process })).status).toBe(409);
+    expect((await call('frontend', 'GET', '/v2/auth/identifier/verify/status', { headers: { 'x-corbado-projectid': project.projectID } })).status).toBe(401);
   });
 
   it('errors: 400 without a project, 401 without credentials, 404 for an unknown project or path, 405', async () => {
