@@ -174,7 +174,7 @@ async function sessionFor(userId: string): Promise<string> {
   });
   try {
     const deps = { ...admin.deps, sessions: mongoSessionStore(stack.db), users: mongoUserStore(stack.db), identifiers: mongoIdentifierStore(stack.db), logger: createLogger('openapi-e2e', 'silent') };
-    return (await startSession(deps, { projectId: project.projectID, userId })).sessionToken;
+    return (await startSession(deps, { projectId: project.projectID, userId, withRefreshToken: false })).sessionToken;
   } finally {
     await admin.close();
   }
