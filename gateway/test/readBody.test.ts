@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../src/errorResponse.js';
-import { MAX_BODY_BYTES, readJsonBody } from '../src/readBody.js';
+import { declaresBody, MAX_BODY_BYTES, readJsonBody } from '../src/readBody.js';
 
 const SMALL_LIMIT = 64;
 
@@ -186,5 +186,18 @@ describe('readJsonBody', () => {
       headers: { 'content-type': 'application/json' },
     }) as unknown as IncomingMessage;
     await expect(readJsonBody(tooBig, SMALL_LIMIT)).rejects.toMatchObject({ status: 413 });
+  });
+});
+
+describe('declaresBody (a DELETE reads its JSON body only when it says it has one)', () => {
+  const req = (headers: IncomingHttpHeaders) => ({ headers }) as IncomingMessage;
+  it('is true with a content type, a non-zero length or a chunked body', () => {
+    expect(declaresBody(req({ 'content-type': 'application/json' }))).toBe(true);
+    expect(declaresBody(req({ 'content-length': '17' }))).toBe(true);
+    expect(declaresBody(req({ 'transfer-encoding': 'chunked' }))).toBe(true);
+  });
+  it('is false without any of them, or with length 0', () => {
+    expect(declaresBody(req({}))).toBe(false);
+    expect(declaresBody(req({ 'content-length': '0' }))).toBe(false);
   });
 });
