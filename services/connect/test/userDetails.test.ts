@@ -14,6 +14,7 @@ import { finishIdentifierVerify } from '../src/auth-flows/domain/finishIdentifie
 import { getVerificationStatus } from '../src/auth-flows/domain/getVerificationStatus.js';
 import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { initSignup } from '../src/auth-flows/domain/initSignup.js';
+import { startIdentifierVerify } from '../src/auth-flows/domain/startIdentifierVerify.js';
 import { updateProcessIdentifier } from '../src/auth-flows/domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
 import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
@@ -220,6 +221,19 @@ describe('sign-up identifier update and verification status', () => {
     expect(process?.challenge ?? null).toBeNull();
     expect(await rejection(finishIdentifierVerify(deps, call, { code: FakeOneTimeCodes.CODE, identifierType: 'email', verificationType: 'email-otp' }))).toEqual({ kind: 'invalid_argument', type: 'validation_error' });
     expect(codes.verified).toHaveLength(0);
+  });
+
+  it('keeps the way of verifying (an email link stays a link) for the corrected value', async () => {
+    const { call } = await signUp(CAPABLE_BROWSER, [{ type: 'email', identifier: 'link.tpyo@example.com' }]);
+    expect((await startIdentifierVerify(deps, call, { identifierType: 'email', verificationType: 'email-link' })).data).toMatchObject({ verificationMethod: 'email-link' });
+    const r = await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'link.typo@example.com' });
+    expect(r).toMatchObject({ block: 'email-verify', data: { verificationMethod: 'email-link', identifier: 'link.typo@example.com' } });
+    // The new link can be sent at once, to the new address.
+    await startIdentifierVerify(deps, call, { identifierType: 'email', verificationType: 'email-link' });
+    expect(codes.sent.map((c) => [c.input.channel, c.input.identifierValue])).toEqual([
+      ['email_link', 'link.tpyo@example.com'],
+      ['email_link', 'link.typo@example.com'],
+    ]);
   });
 
   it('answers a taken or malformed value in the block; a non-flow identifier changes alone', async () => {

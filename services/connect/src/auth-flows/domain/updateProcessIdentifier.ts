@@ -13,7 +13,7 @@
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
+import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
@@ -51,16 +51,17 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
   if (process.identifier?.id !== identifier._id) return currentBlock(deps, call, process);
   // `challenge: undefined` is stored as null: no code of this process counts any more.
   const moved = await advanceProcess(deps, process, [process.block], { identifier: { id: identifier._id, type, value }, verified: false, challenge: undefined });
-  return currentBlock(deps, call, moved);
+  // The page keeps its way of verifying (code or link) for the new value.
+  return currentBlock(deps, call, moved, undefined, process.challenge?.method);
 }
 
 /** The block the process is in, rebuilt with its current identifier (and an error, when the update was refused). */
-async function currentBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, error?: RequestError): Promise<Block> {
+async function currentBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, error?: RequestError, previousMethod?: VerificationMethod): Promise<Block> {
   if (process.block === 'passkey-append') {
     // Fresh attestation options: the passkey's user name is the identifier, which may have changed.
     const block = await offerAppend(deps, call, process, ['passkey-append']);
     return error ? { ...block, error, data: { ...block.data, error } } : block;
   }
-  const method = process.challenge?.method ?? pickDefaultMethod(process) ?? 'email-otp';
+  const method = process.challenge?.method ?? previousMethod ?? pickDefaultMethod(process) ?? 'email-otp';
   return buildVerifyBlock(process.authType, { method, identifier: process.identifier!.value, ...(error ? { error } : {}) });
 }
