@@ -8,6 +8,13 @@
  * Bounded: about 1,500 requests, 8 at a time, against a stack of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
+import { startSession } from '../../services/connect/src/sessions/domain/startSession.js';
+import { mongoSessionStore } from '../../services/connect/src/sessions/store/sessions.js';
+import { mongoIdentifierStore } from '../../services/connect/src/users/store/identifiers.js';
+import { mongoUserStore } from '../../services/connect/src/users/store/users.js';
+import { createLogger } from '../../services/runtime/logger.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 type Listener = 'frontend' | 'backend';
@@ -30,6 +37,8 @@ interface Probe {
   path: string;
   body?: string | Buffer;
   contentType?: string;
+  /** A token for Authorization: Bearer (frontend), in place of the process token. */
+  bearer?: string;
 }
 interface Outcome {
   probe: Probe;
@@ -149,6 +158,7 @@ function headersFor(probe: Probe): Record<string, string> {
       ? backendHeaders()
       : { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, 'x-corbado-process-id': processToken, origin: ORIGIN };
   if (probe.contentType) h['content-type'] = probe.contentType;
+  if (probe.bearer) h.authorization = `Bearer ${probe.bearer}`;
   return h;
 }
 
@@ -209,4 +219,32 @@ describe('fuzzing every route of both OpenAPI documents', () => {
     });
     expect(b1.status).toBe(200);
   }, 300_000);
+});
+
+describe('fuzzing the signed-in user\'s routes with a real session token', () => {
+  it('gets past authentication into the input checks: 2xx or a 4xx errorRsp, never 5xx; the session still works', async () => {
+    const admin = await openProjectAdmin({
+      mongodbUri: stack.env.MONGODB_URI,
+      masterKey: parseMasterKey(stack.env.MASTER_KEY),
+      urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL },
+    });
+    let session: string;
+    try {
+      const deps = { ...admin.deps, sessions: mongoSessionStore(stack.db), users: mongoUserStore(stack.db), identifiers: mongoIdentifierStore(stack.db), logger: createLogger('fuzz', 'silent') };
+      session = (await startSession(deps, { projectId: project.projectID, userId: userID, withRefreshToken: false })).sessionToken;
+    } finally {
+      await admin.close();
+    }
+    // Logout and the account delete would end the session the other probes need; refresh takes a refresh token.
+    const ending = new Set(['POST /v2/me/logout', 'POST /v2/me/refresh', 'DELETE /v2/me']);
+    const mine = operations.filter((o) => o.listener === 'frontend' && o.template.startsWith('/v2/me') && !ending.has(`${o.method} ${o.template}`));
+    expect(mine.map((o) => `${o.method} ${o.template}`)).toEqual(expect.arrayContaining(['PATCH /v2/me', 'POST /v2/me/identifier', 'PATCH /v2/me/identifier', 'DELETE /v2/me/identifier']));
+    const outcomes = await runAll(mine.flatMap(probesOf).map((p) => ({ ...p, bearer: session })));
+    expect(outcomes.filter((o) => o.status === 401)).toEqual([]);
+    const problems = outcomes.map((o) => ({ o, problem: problemOf(o) })).filter((x) => x.problem !== null);
+    expect(problems.slice(0, 20).map(({ o, problem }) => `${o.probe.operation.method} ${o.probe.operation.template} [${o.probe.name}] → ${problem}`)).toEqual([]);
+    expect(stack.logs.filter((l) => /exited \(/.test(l))).toEqual([]);
+    const me = await fetch(`${stack.frontendUrl}/v2/me`, { headers: { authorization: `Bearer ${session}`, 'x-corbado-projectid': project.projectID } });
+    expect(me.status).toBe(200);
+  }, 120_000);
 });
