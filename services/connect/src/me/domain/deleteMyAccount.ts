@@ -4,6 +4,9 @@
  * user's challenges and passkeys (the same path as the backend API's user delete). The calling
  * session is revoked as well, so its refresh token stops at once; any other session of the user
  * stops at its next use, since /v2/me/* and /v2/me/refresh both refuse a user that no longer exists.
+ * A pending passkey append or identifier verification of the user (F3, F11) is left to expire: its
+ * finish needs the signed-in user, so it can no longer complete. Connect tokens name the user in the
+ * application's terms, not ours, and stay the application's to manage.
  */
 import { deleteUser } from '../../users/domain/deleteUser.js';
 import type { MeCall, MeDeps } from './meDeps.js';
