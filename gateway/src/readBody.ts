@@ -4,10 +4,14 @@ import { HttpError } from './errorResponse.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** Whether the request says it carries a body (a DELETE may: the web SDK's DELETE /v2/me/identifier sends JSON). */
+/**
+ * Whether the request carries a body (a DELETE may: the web SDK's DELETE /v2/me/identifier sends
+ * JSON). A Content-Type alone is no body: clients that set it on every request keep their DELETEs
+ * read from the query string, as before.
+ */
 export function declaresBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
-  return req.headers['content-type'] !== undefined || (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
