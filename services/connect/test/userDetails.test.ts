@@ -136,6 +136,35 @@ describe('addMyIdentifier', () => {
   });
 });
 
+/** A pending user (an unfinished sign-up) holding the value, created `ageMs` ago. */
+async function pendingSignup(projectId: string, type: IdentifierType, value: string, ageMs: number): Promise<string> {
+  const at = new Date(Date.now() - ageMs);
+  const userId = newId('usr');
+  await env.deps.users.insert({ _id: userId, projectId, status: 'pending', createdAt: at, updatedAt: at });
+  await env.deps.identifiers.insert({ _id: newId('ide'), projectId, userId, type, value, status: 'pending', createdAt: at, updatedAt: at });
+  return userId;
+}
+const HOURS = 3600 * 1000;
+
+describe('values held by an abandoned sign-up', () => {
+  it('are given up to a signed-in user adding or changing to them; a sign-up still running keeps its value', async () => {
+    const abandoned = await pendingSignup(A, 'email', 'abandoned@example.com', 2 * HOURS);
+    const running = await pendingSignup(A, 'email', 'running@example.com', 60 * 1000);
+    const { call, ids } = await signedIn(A, [['email', 'claimer@example.com']]);
+    await addMyIdentifier(deps, call, { identifierType: 'email', value: 'abandoned@example.com' });
+    expect(await env.deps.users.find(A, abandoned)).toBeNull();
+    expect(env.cleanup.calls).toEqual([{ projectId: A, userId: abandoned }]);
+    expect(await rejection(addMyIdentifier(deps, call, { identifierType: 'email', value: 'running@example.com' }))).toEqual({ kind: 'already_exists', type: 'identifier_already_exists' });
+    expect(await rejection(changeMyIdentifier(deps, call, { identifierId: ids[0]!, identifierType: 'email', value: 'running@example.com' }))).toEqual({ kind: 'already_exists', type: 'identifier_already_exists' });
+    expect(await env.deps.users.find(A, running)).not.toBeNull();
+
+    const old = await pendingSignup(A, 'email', 'old-signup@example.com', 2 * HOURS);
+    await changeMyIdentifier(deps, call, { identifierId: ids[0]!, identifierType: 'email', value: 'old-signup@example.com' });
+    expect(await env.deps.users.find(A, old)).toBeNull();
+    expect(await values(call)).toEqual(['email:old-signup@example.com:pending', 'email:abandoned@example.com:pending']);
+  });
+});
+
 describe('changeMyIdentifier', () => {
   it('a code sent to the old value does not verify the new one', async () => {
     const { call, ids } = await signedIn(A, [['email', 'before@example.com', 'pending']]);
@@ -234,6 +263,15 @@ describe('sign-up identifier update and verification status', () => {
       ['email_link', 'link.tpyo@example.com'],
       ['email_link', 'link.typo@example.com'],
     ]);
+  });
+
+  it("takes a value over from an abandoned sign-up, not from one still running", async () => {
+    const abandoned = await pendingSignup(A, 'email', 'left.behind@example.com', 2 * HOURS);
+    await pendingSignup(A, 'email', 'still.running@example.com', 60 * 1000);
+    const { call } = await signUp(INCAPABLE_BROWSER, [{ type: 'email', identifier: 'takeover@example.com' }]);
+    expect((await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'still.running@example.com' })).error).toMatchObject({ code: 'identifier_already_in_use' });
+    expect((await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'left.behind@example.com' })).data).toMatchObject({ identifier: 'left.behind@example.com' });
+    expect(await env.deps.users.find(A, abandoned)).toBeNull();
   });
 
   it('answers a taken or malformed value in the block; a non-flow identifier changes alone', async () => {

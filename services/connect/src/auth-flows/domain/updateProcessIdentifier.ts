@@ -23,6 +23,7 @@ import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { offerAppend } from './offerAppend.js';
 import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { releaseAbandonedSignup } from './releaseAbandonedSignup.js';
 
 const UPDATE_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append'];
 
@@ -44,7 +45,9 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
     return currentBlock(deps, call, process, { code: 'identifier_invalid_format', message: err.message.replace(/^identifierValue /, `${type} `) });
   }
   if (value === identifier.value) return currentBlock(deps, call, process);
-  const updated = await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, value, 'pending', deps.now());
+  const change = () => deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, value, 'pending', deps.now());
+  let updated = await change();
+  if (updated === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) updated = await change();
   if (updated === 'duplicate') return currentBlock(deps, call, process, { code: 'identifier_already_in_use', message: `this ${type} is already registered; log in instead` });
   if (updated === 'missing') throw failedPrecondition('invalid_block', 'the sign-up changed in the meantime; reload it');
 

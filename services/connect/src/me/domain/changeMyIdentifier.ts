@@ -8,6 +8,7 @@
  */
 import { alreadyExists, invalidArgument } from '../../../../runtime/errors.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { releaseAbandonedSignup } from '../../auth-flows/domain/releaseAbandonedSignup.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';
@@ -24,7 +25,10 @@ export async function changeMyIdentifier(deps: MeDeps, call: MeCall, input: { id
   }
   const value = normalizeIdentifier(type, input.value);
   if (value === identifier.value) return;
-  const r = await deps.identifiers.updateValue(call.projectId, user._id, identifier._id, value, 'pending', deps.now());
+  const change = () => deps.identifiers.updateValue(call.projectId, user._id, identifier._id, value, 'pending', deps.now());
+  let r = await change();
+  // A value only an abandoned sign-up holds is given up to this user, as to a new sign-up.
+  if (r === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) r = await change();
   if (r === 'duplicate') throw alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
   // Removed between the lookup and the update (a concurrent delete): the same 404 as an unknown ID.
   if (r === 'missing') await myIdentifier(deps, call.projectId, user._id, identifier._id);
