@@ -3,7 +3,8 @@
  * (@corbado/web-core 3.5.0: ProcessService and SessionService, bundled unchanged) in headless
  * Chromium with a virtual platform authenticator, against the real stack. It runs a passkey
  * sign-up, a passkey login, a conditional-UI login and an email-OTP login (code read from the mail
- * catcher) block by block, and checks the sessions the `completed` blocks carry.
+ * catcher) block by block, and checks the sessions the `completed` blocks carry; and a sign-up that
+ * corrects its email address (ProcessService.updateEmail) and polls getVerificationStatus.
  *
  * How the SDK reaches the gateway: CorbadoApp has no custom-domain option, only
  * `frontendApiUrlSuffix`, so its first calls go to `https://<projectID>.<suffix>`. The test puts a
@@ -541,6 +542,43 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
       expect(res.ok).toBe(false);
       if (!res.ok) expect(res.err.message).toContain('no_data_in_response');
       expect(app.log.join('\n')).toContain(`${project.frontendApiUrl}/v2/process-config`);
+    });
+  });
+
+  describe('correcting the identifier of a sign-up', () => {
+    it('updateEmail in passkey-append (a block error for a bad address), then getVerificationStatus while the code is out, and the corrected address signs up', async () => {
+      await landing();
+      block(await app.call('processInit', 'signup-init'), 'ProcessService.init', 'signup-init');
+      const append = block(await app.call('initSignup', 'grace@exmaple.com', 'Grace Hopper'), 'initSignup', 'passkey-append');
+      expect(append.blockBody.data.identifierValue).toBe('grace@exmaple.com');
+
+      // What PasskeyAppendBlock.updateEmail reads: blockBody.error, else the new passkey-append block.
+      const bad = ok(await app.call<Block>('updateEmail', 'grace-at-example'), 'updateEmail (malformed)');
+      expect(bad.blockBody).toMatchObject({ block: 'passkey-append', error: { code: 'identifier_invalid_format' } });
+      const fixed = block(await app.call('updateEmail', 'grace@example.com'), 'updateEmail', 'passkey-append');
+      expect(fixed.blockBody.data.identifierValue).toBe('grace@example.com');
+      expect(JSON.parse(fixed.blockBody.data.challenge as string).publicKey.user.name).toBe('grace@example.com');
+
+      const seen = await mail.seen();
+      const verify = block(await app.call('startEmailCodeVerification'), 'startEmailCodeVerification', 'email-verify');
+      expect(verify.blockBody.data).toMatchObject({ verificationMethod: 'email-otp', identifier: 'grace@example.com' });
+      // Still waiting: the verification block, not continueOnOtherDevice (the SDK keeps polling).
+      const waiting = block(await app.call('getVerificationStatus'), 'getVerificationStatus', 'email-verify');
+      expect(waiting.blockBody).not.toHaveProperty('continueOnOtherDevice');
+      const code = await mail.codeFor('grace@example.com', seen);
+      const next = ok(await app.call<Block>('finishEmailCodeVerification', code), 'finishEmailCodeVerification');
+      const done = next.blockBody.block === 'completed' ? next : block(await app.call('skipBlock'), 'skipBlock', 'completed');
+      await expectSession(done, await userIdOf('grace@example.com'));
+      await app.flush();
+      expect(calls(app.exchanges).filter((c) => c.includes('/v2/auth/identifier/'))).toEqual([
+        'POST /v2/auth/identifier/update → 200',
+        'POST /v2/auth/identifier/update → 200',
+        'POST /v2/auth/identifier/verify/start → 200',
+        'GET /v2/auth/identifier/verify/status → 200',
+        'POST /v2/auth/identifier/verify/finish → 200',
+      ]);
+      const update = app.exchanges.find((e) => e.url.endsWith('/v2/auth/identifier/update'))!;
+      expect(JSON.parse(update.requestBody!)).toEqual({ identifierType: 'email', value: 'grace-at-example' });
     });
   });
 });

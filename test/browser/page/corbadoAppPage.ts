@@ -80,6 +80,10 @@ const app = {
   loginWithPasskeyChallenge: (challenge: string) => guard(() => processes().loginWithPasskeyChallenge(challenge)),
   startEmailCodeVerification: () => guard(() => processes().startEmailCodeVerification()),
   finishEmailCodeVerification: (code: string) => guard(() => processes().finishEmailCodeVerification(code)),
+  /** What the email-verify and passkey-append blocks' "change email" does (POST /v2/auth/identifier/update). */
+  updateEmail: (email: string) => guard(() => processes().updateEmail(email)),
+  /** What the email-link screen polls (GET /v2/auth/identifier/verify/status). */
+  getVerificationStatus: () => guard(() => processes().getVerificationStatus()),
   clearProcess(): AppResult {
     processes().clearProcess();
     return { ok: true, val: null };
