@@ -82,7 +82,10 @@ describe('process init', () => {
 
   it('starts at signup-init when the page prefers it, asking the ceremony nothing', async () => {
     const { init: r } = await init(CAPABLE_BROWSER, 'signup-init');
-    expect(r.block).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [] } });
+    // The form's fields: every identifier the sign-up asks for, empty; login as the alternative.
+    expect(r.block).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [{ type: 'email', identifier: '' }] } });
+    expect(r.block.alternatives.map((b) => b.block)).toEqual(['login-init']);
+    expect(r.block.alternatives[0]!.alternatives).toEqual([]);
     expect(ceremony.calls.startMediation).toHaveLength(0);
   });
 });

@@ -5,6 +5,8 @@ import {
   AuthFlowService,
   AuthLoginInitResponseSchema,
   BlockSkipResponseSchema,
+  EventCreateResponseSchema,
+  GetProcessConfigResponseSchema,
   IdentifierVerifyFinishResponseSchema,
   IdentifierVerifyStartResponseSchema,
   PasskeyAppendFinishResponseSchema,
@@ -13,7 +15,9 @@ import {
   PasskeyLoginStartResponseSchema,
   PasskeyMediationFinishResponseSchema,
   ProcessCompleteResponseSchema,
+  ProcessGetResponseSchema,
   ProcessInitResponseSchema,
+  ProcessResetResponseSchema,
   SignupInitResponseSchema,
   type BlockBodySchema,
   type ProcessResponseSchema,
@@ -27,6 +31,9 @@ import { finishPasskeyLogin } from '../domain/finishPasskeyLogin.js';
 import { startPasskeyLogin } from '../domain/startPasskeyLogin.js';
 import { finishPasskeyMediation } from '../domain/finishPasskeyMediation.js';
 import { initProcess } from '../domain/initProcess.js';
+import { describeProcessState } from '../domain/describeProcessState.js';
+import { recordProcessEvent } from '../domain/recordProcessEvent.js';
+import { resetProcess } from '../domain/resetProcess.js';
 import { initSignup } from '../domain/initSignup.js';
 import { finishProcess } from '../domain/finishProcess.js';
 import { skipBlock } from '../domain/skipBlock.js';
@@ -58,6 +65,24 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
   }
 
   return {
+    async getProcessConfig(_req, ctx) {
+      const project = await getProject(deps, flowCall(ctx).projectId);
+      // The process token travels in x-corbado-process-id, which the SDK stores itself: never a server-side process ID.
+      return create(GetProcessConfigResponseSchema, { useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
+    },
+    async processGet(req, ctx) {
+      const call = flowCall(ctx);
+      return create(ProcessGetResponseSchema, { processResponse: await answer(call, await describeProcessState(deps, call, req.preferredBlock)) });
+    },
+    async processReset(_req, ctx) {
+      const call = flowCall(ctx);
+      const r = await resetProcess(deps, call);
+      return create(ProcessResetResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async eventCreate(req, ctx) {
+      await recordProcessEvent(deps, flowCall(ctx), { type: req.eventType, ...(req.challenge !== undefined ? { challenge: req.challenge } : {}) });
+      return create(EventCreateResponseSchema, {});
+    },
     async processInit(req, ctx) {
       const call = flowCall(ctx);
       const r = await initProcess(deps, call, { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle, preferredBlock: req.preferredBlock });

@@ -11,7 +11,8 @@ import {
   VerifyIdentifierFinishResponseSchema,
   VerifyIdentifierStartResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
-import { tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { refreshTokenKey, tokenKindKey, tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { requireActiveRefreshToken } from '../../sessions/domain/requireActiveRefreshToken.js';
 import { deleteMyPasskey } from '../domain/deleteMyPasskey.js';
 import { finishIdentifierVerification } from '../domain/finishIdentifierVerification.js';
 import { finishMyAppend } from '../domain/finishMyAppend.js';
@@ -28,37 +29,50 @@ function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };
 }
 
+/**
+ * meCall, also for a refresh token (web-core's SessionService authenticates /v2/me/* with it): the
+ * user and session are those of the session the token names, once it is checked to be that active
+ * session's current token (requireActiveRefreshToken.ts).
+ */
+async function signedInCall(deps: MeDeps, ctx: HandlerContext): Promise<MeCall> {
+  const refreshToken = ctx.values.get(refreshTokenKey);
+  if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) return meCall(ctx);
+  const call = flowCall(ctx);
+  const session = await requireActiveRefreshToken(deps, { projectId: call.projectId, refreshToken });
+  return { ...call, userId: session.userId, sessionId: session._id };
+}
+
 export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
   return {
     async getMe(_req, ctx) {
-      const me = await getMe(deps, meCall(ctx));
+      const me = await getMe(deps, await signedInCall(deps, ctx));
       return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: [] });
     },
     async listMyPasskeys(_req, ctx) {
-      const passkeys = await listMyPasskeys(deps, meCall(ctx));
+      const passkeys = await listMyPasskeys(deps, await signedInCall(deps, ctx));
       return create(ListMyPasskeysResponseSchema, {
         passkeys: passkeys.map(connectPasskeyMessage),
         paging: { page: 1, totalPages: 1, totalItems: passkeys.length },
       });
     },
     async deleteMyPasskey(req, ctx) {
-      await deleteMyPasskey(deps, meCall(ctx), req.credentialId);
+      await deleteMyPasskey(deps, await signedInCall(deps, ctx), req.credentialId);
       return create(DeleteMyPasskeyResponseSchema, { id: req.credentialId });
     },
     async appendPasskeyStart(req, ctx) {
-      const r = await startMyAppend(deps, meCall(ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
+      const r = await startMyAppend(deps, await signedInCall(deps, ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
       return create(AppendPasskeyStartResponseSchema, { ...r });
     },
     async appendPasskeyFinish(req, ctx) {
-      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
+      await finishMyAppend(deps, await signedInCall(deps, ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
       return create(AppendPasskeyFinishResponseSchema, { result: {} });
     },
     async verifyIdentifierStart(req, ctx) {
-      await startIdentifierVerification(deps, meCall(ctx), req.identifierId);
+      await startIdentifierVerification(deps, await signedInCall(deps, ctx), req.identifierId);
       return create(VerifyIdentifierStartResponseSchema, { result: {} });
     },
     async verifyIdentifierFinish(req, ctx) {
-      await finishIdentifierVerification(deps, meCall(ctx), { identifierId: req.identifierId, code: req.code });
+      await finishIdentifierVerification(deps, await signedInCall(deps, ctx), { identifierId: req.identifierId, code: req.code });
       return create(VerifyIdentifierFinishResponseSchema, { result: {} });
     },
   };
