@@ -109,6 +109,9 @@ describe('sign-up', () => {
     expect(data.passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email' });
     const claims = await verifySession(data.shortSession);
     expect(claims).toMatchObject({ kind: 'session', sub: expect.stringMatching(/^usr-/), sid: expect.stringMatching(/^ses-/), name: 'Ada Lovelace' });
+    // The hosted service's claims, which web-js reports as its `user`.
+    expect(claims).toMatchObject({ email: 'ada@example.com', orig: 'ada@example.com' });
+    expect(claims).not.toHaveProperty('phone_number');
     expect(claims.exp! - claims.iat!).toBe(900);
     // A completed process is not replayed.
     expectError(await front('/v2/auth/process/complete', {}, { process: init.token }), 409, 'process_completed');
@@ -272,6 +275,11 @@ describe('what web-core 3.x (@corbado/web-js 3.5.0) needs of the flow', () => {
     expect(unknown.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['signup-init']);
     const bad = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'not-an-email' }] });
     expect(bad.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['login-init']);
+    // web-js sends the block its page history shows as preferredBlock: any block type starts at login-init.
+    const again = await front('/v2/auth/process/init', { clientInformation: capable, preferredBlock: 'passkey-appended' });
+    expect(again.status).toBe(200);
+    expect(again.body.processResponse.blockBody.block).toBe('login-init');
+    expectError(await front('/v2/auth/process/init', { clientInformation: capable, preferredBlock: 'nonsense' }), 400, 'validation_error');
     // The switch is taken in the page: the same process then signs up.
     const init = await processInit();
     const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'switcher@example.com' }] }, { process: init.token });

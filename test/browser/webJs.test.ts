@@ -1,0 +1,185 @@
+/**
+ * Drop-in test in a real browser for the published UI bundle: @corbado/web-js 3.5.0 (with
+ * @corbado/react and @corbado/web-core 3.5.0, bundled unchanged from npm by esbuild into the page)
+ * in Debian's Chromium with a CDP virtual platform authenticator, against the real stack. A user
+ * signs up with a passkey through mountAuthUI, logs out, logs in with the passkey through
+ * mountAuthUI, deletes the passkey in mountPasskeyListUI, and the session token the browser got
+ * is validated by @corbado/node-sdk as an application's backend would.
+ *
+ * The SDK's first calls go to `https://<projectID>.<suffix>`: a TLS front (tlsFront.ts) that passes
+ * every request and answer through to the gateway unchanged. Telemetry to the hosted service is
+ * off (webJsPage.ts), and the test checks that the page made no request to any other host.
+ *
+ * Needs Chromium (skipped without it unless CI or PASSKEYAUTH_REQUIRE_CHROMIUM=1) and openssl.
+ */
+import { Config, SDK } from '@corbado/node-sdk';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, type BrowserPage, type Exchange } from './chromium.js';
+import type { WebJsHelpers } from './page/webJsPage.js';
+import { startSdkPage, type SdkPageServer } from './sdkPage.js';
+import { startTlsFront, type TlsFront } from './tlsFront.js';
+
+const missing = chromiumMissing();
+const skip = missing !== null && !chromiumRequired();
+if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYAUTH_REQUIRE_CHROMIUM=1 to make this a failure.`);
+
+const GRACE = 'grace@example.com';
+
+let stack: Stack;
+let project: ProjectJson;
+let pageServer: SdkPageServer;
+let front: TlsFront;
+let browser: Browser;
+let page: BrowserPage;
+/** Every URL the page requested, of any host. */
+const requested: string[] = [];
+
+type State = ReturnType<WebJsHelpers['state']>;
+const state = (): Promise<State> => page.page.evaluate(() => window.webjs.state());
+
+/** The CorbadoProvider of every mounted component reads the session config again (through the front), alongside the flow's calls. */
+const withoutSessionConfig = (lines: string[]) => {
+  const config = lines.filter((l) => l.endsWith('/v2/session-config → 200'));
+  expect(config, 'the session config, once per mount').toEqual([`GET ${project.projectID}.${front.suffix}/v2/session-config → 200`]);
+  return lines.filter((l) => !config.includes(l));
+};
+
+/** The page's API calls since the last flush, as `METHOD path → status` lines (the front's host named). */
+function calls(exchanges: Exchange[]): string[] {
+  return exchanges.map((e) => {
+    const u = new URL(e.url);
+    return `${e.method} ${u.host === new URL(project.frontendApiUrl).host ? '' : u.host}${u.pathname} → ${e.status}`;
+  });
+}
+
+/** Waits until `expr` (JavaScript over the page's state `s`) holds. */
+async function waitFor(what: string, expr: string): Promise<State> {
+  try {
+    await page.page.waitForFunction((e) => new Function('s', `return ${e}`)(window.webjs.state()) === true, expr, { timeout: 15_000 });
+  } catch (err) {
+    throw new Error(`${what}: ${(err as Error).message}\nstate: ${JSON.stringify(await state())}\n${page.log.join('\n')}`, { cause: err });
+  }
+  return state();
+}
+
+describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) in Chromium against the gateway', () => {
+  beforeAll(async () => {
+    const missingNow = chromiumMissing();
+    if (missingNow) throw new Error(missingNow);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--ignore-certificate-errors'],
+    });
+    stack = await startStack();
+    pageServer = await startSdkPage('webJsPage.ts');
+    project = await stack.createProject('web-js', [pageServer.origin]);
+    front = await startTlsFront(stack.frontendUrl);
+    const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: project.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
+    page = await openPage(browser, url, {
+      ready: (p, log) =>
+        p.waitForFunction(() => window.webjsReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
+          throw new Error(`the web-js page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
+        }),
+    });
+    page.page.on('request', (req) => requested.push(req.url()));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await front?.close();
+    await stack?.stop();
+    await pageServer?.close();
+  });
+
+  afterEach(async (ctx) => {
+    if (!page) return;
+    await page.flush();
+    if (ctx.task.result?.state === 'fail') {
+      console.error(`[test/browser] "${ctx.task.name}" failed; screenshot ${await failureScreenshot(page, 'web-js', ctx.task.name)}`);
+      if (page.log.length > 0) console.error(`[test/browser] page log for "${ctx.task.name}":\n${page.log.join('\n')}`);
+      if (page.exchanges.length > 0) console.error(`[test/browser] API exchanges of "${ctx.task.name}":\n${formatExchanges(page.exchanges)}`);
+    }
+    page.log.length = 0;
+    page.exchanges.length = 0;
+  });
+
+  it('Corbado.load reads the session config through https://<projectID>.<suffix>', async () => {
+    expect(await page.page.evaluate(() => window.webjs.load())).toBe(true);
+    await page.flush();
+    expect(calls(page.exchanges)).toEqual([`GET ${project.projectID}.${front.suffix}/v2/session-config → 200`]);
+    expect(await state()).toMatchObject({ isAuthenticated: false, sessionToken: null, errors: [] });
+  });
+
+  it('sign-up: mountAuthUI, "Sign up", the email, "Create account" (the passkey), "Continue" → logged in', async () => {
+    await page.page.evaluate(() => window.webjs.mountAuthUI());
+    const ui = page.page.locator('#corbado');
+    await ui.getByText('No account?').waitFor({ timeout: 15_000 });
+    await ui.getByText('Sign up', { exact: true }).click();
+    await ui.getByText('Create your account').waitFor();
+    await ui.locator('input#email').fill(GRACE);
+    await ui.getByRole('button', { name: 'Continue' }).click();
+    await ui.getByRole('button', { name: 'Create account' }).click();
+    await ui.getByText('Success!').waitFor();
+    expect(await page.credentials()).toHaveLength(1);
+    await ui.getByRole('button', { name: 'Continue' }).click();
+    const s = await waitFor('logged in after the sign-up', 's.isAuthenticated === true && s.loggedIn === 1 && s.sessionToken !== null');
+    expect(s.sessionToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(s.refreshToken).toMatch(/^rt_/);
+    expect(s.user).toMatchObject({ sub: expect.stringMatching(/^usr-/), email: GRACE, orig: GRACE });
+    expect(s.cookie).toContain(`cbo_session_token=${s.sessionToken}`);
+    await page.flush();
+    expect(withoutSessionConfig(calls(page.exchanges))).toEqual([
+      `GET ${project.projectID}.${front.suffix}/v2/process-config → 200`,
+      'POST /v2/auth/process/init → 200',
+      'POST /v2/auth/signup/init → 200',
+      'POST /v2/auth/passkey/append/start → 200',
+      'POST /v2/auth/passkey/append/finish → 200',
+      'POST /v2/auth/block/skip → 200',
+    ]);
+    // The application's backend accepts the session token.
+    const node = new SDK(new Config(project.projectID, project.apiSecret, project.frontendApiUrl, project.backendApiUrl));
+    await expect(node.sessions().validateToken(s.sessionToken!)).resolves.toEqual({ userId: s.user!.sub, fullName: expect.any(String) });
+  });
+
+  it('logout ends the session at the gateway', async () => {
+    const before = await state();
+    await page.page.evaluate(() => window.webjs.unmount());
+    await page.page.evaluate(() => window.webjs.logout());
+    expect(await state()).toMatchObject({ isAuthenticated: false, sessionToken: null });
+    await page.flush();
+    expect(calls(page.exchanges)).toEqual(['POST /v2/me/logout → 204']);
+    const me = await fetch(`${project.frontendApiUrl}/v2/me`, { headers: { authorization: `Bearer ${before.refreshToken}`, 'x-corbado-projectid': project.projectID } });
+    expect(me.status).toBe(401);
+  });
+
+  it('login: mountAuthUI offers the last identifier and its field takes the passkey (conditional UI) → logged in', async () => {
+    const node = new SDK(new Config(project.projectID, project.apiSecret, project.frontendApiUrl, project.backendApiUrl));
+    const { identifiers } = await node.identifiers().listByValueAndType(GRACE, 'email');
+    const userId = identifiers[0]!.userID;
+    const signCount = (await page.credentials())[0]!.signCount;
+    await page.page.evaluate(() => window.webjs.mountAuthUI());
+    const ui = page.page.locator('#corbado');
+    // The completed sign-up left the last identifier: the login block offers it.
+    await ui.getByText('Login with Passkey').waitFor({ timeout: 15_000 });
+    expect(await ui.getByText(GRACE).isVisible()).toBe(true);
+    // The email field has focus from the start, so the browser's passkey autofill (conditional UI)
+    // is open, and the virtual authenticator answers it with Grace's passkey.
+    const s = await waitFor('logged in with the passkey', 's.isAuthenticated === true && s.loggedIn === 2 && s.sessionToken !== null');
+    expect(s.user).toMatchObject({ sub: userId, email: GRACE });
+    expect((await page.credentials())[0]!.signCount).toBeGreaterThan(signCount);
+    await page.flush();
+    expect(withoutSessionConfig(calls(page.exchanges))).toEqual([
+      // A second process in the same page: process-config from the frontend API URL the first one named.
+      'GET /v2/process-config → 200',
+      'POST /v2/auth/process/init → 200',
+      'POST /v2/auth/passkey/mediation/finish → 200',
+    ]);
+    // The page history still showed passkey-appended from the sign-up; process/init takes that as no preference.
+    const init = page.exchanges.find((e) => e.url.endsWith('/v2/auth/process/init'))!;
+    expect(JSON.parse(init.requestBody!).preferredBlock).toBe('passkey-appended');
+    await expect(node.sessions().validateToken(s.sessionToken!)).resolves.toEqual({ userId, fullName: expect.any(String) });
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+});
