@@ -182,4 +182,44 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await expect(node.sessions().validateToken(s.sessionToken!)).resolves.toEqual({ userId, fullName: expect.any(String) });
     await page.page.evaluate(() => window.webjs.unmount());
   });
+
+  it('passkey list: mountPasskeyListUI shows the passkey, and its delete button (confirmed) deletes it', async () => {
+    const before = await state();
+    expect(before.isAuthenticated, 'needs the login').toBe(true);
+    await page.page.evaluate(() => window.webjs.mountPasskeyListUI());
+    const ui = page.page.locator('#corbado');
+    const cards = ui.locator('.cb-passkey-list-card');
+    await cards.first().waitFor({ timeout: 15_000 });
+    expect(await cards.count()).toBe(1);
+    expect(await cards.first().innerText()).toContain('Created:');
+    await ui.locator('.cb-passkey-list-delete').click();
+    await ui.getByText('Are you sure you want to delete this passkey?').waitFor();
+    await ui.getByRole('button', { name: 'Yes, delete' }).click();
+    await cards.first().waitFor({ state: 'detached', timeout: 15_000 });
+    await ui.getByRole('button', { name: 'Create a Passkey' }).waitFor();
+    await page.flush();
+    const lines = withoutSessionConfig(calls(page.exchanges));
+    expect(lines[0]).toBe('GET /v2/me/passkeys → 200');
+    expect(lines[1]).toMatch(/^DELETE \/v2\/me\/passkeys\/[\w-]+ → 200$/);
+    expect(lines.slice(2).every((l) => l === 'GET /v2/me/passkeys → 200'), lines.join('\n')).toBe(true);
+    // web-core 3.5.0 authenticates these calls with the refresh token.
+    for (const e of page.exchanges.filter((x) => new URL(x.url).pathname.startsWith('/v2/me/passkeys'))) {
+      expect(e.requestHeaders.authorization, `${e.method} ${e.url}`).toBe(`Bearer ${before.refreshToken}`);
+    }
+    // Gone at the gateway too (asked with the session token).
+    const list = await fetch(`${project.frontendApiUrl}/v2/me/passkeys`, { headers: { authorization: `Bearer ${before.sessionToken}` } });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { passkeys: unknown[] }).passkeys).toEqual([]);
+    // getPasskeys and getFullUser of the Corbado object agree.
+    expect(await page.page.evaluate(() => window.webjs.getPasskeys())).toMatchObject({ ok: true, val: { passkeys: [] } });
+    expect(await page.page.evaluate(() => window.webjs.getFullUser())).toMatchObject({ ok: true, val: { identifiers: [expect.objectContaining({ value: GRACE })] } });
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+
+  it('the page called no host but its own, the front and the gateway (telemetry is off)', () => {
+    const hosts = new Set(requested.map((u) => new URL(u).host));
+    const allowed = [new URL(pageServer.origin).host, `${project.projectID}.${front.suffix}`, new URL(project.frontendApiUrl).host];
+    expect([...hosts].filter((h) => !allowed.includes(h))).toEqual([]);
+    expect(hosts.has(new URL(project.frontendApiUrl).host) && hosts.has(`${project.projectID}.${front.suffix}`)).toBe(true);
+  });
 });
