@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
+import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
 
 const ORIGIN = 'http://localhost:3000';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -28,8 +31,8 @@ afterAll(async () => {
 
 type Rsp = { status: number; body: Record<string, any> };
 
-async function front(path: string, body: unknown, o: { process?: string; bearer?: string; method?: string } = {}): Promise<Rsp> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, origin: ORIGIN };
+async function front(path: string, body: unknown, o: { process?: string; bearer?: string; method?: string; project?: ProjectJson } = {}): Promise<Rsp> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-corbado-projectid': (o.project ?? project).projectID, origin: ORIGIN };
   if (o.process) headers['x-corbado-process-id'] = o.process;
   if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
   const res = await fetch(`${stack.frontendUrl}${path}`, { method: o.method ?? 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -419,5 +422,36 @@ describe('/v2/me with the refresh token as the bearer (what web-core 3.x sends)'
     const unnamed = await fetch(`${stack.frontendUrl}/v2/me`, { headers: { authorization: `Bearer ${live}` } });
     expect(unnamed.status).toBe(401);
     expect(((await unnamed.json()) as { error: { type: string } }).error.type).toBe('project_required');
+  });
+});
+
+describe('a project that keeps refresh tokens (session-settings --refresh-rotation keep, for the web SDKs)', () => {
+  it('answers every refresh with the same refresh token, which keeps working on /v2/me until logout', async () => {
+    const kept = await stack.createProject('auth-flows-e2e-keep', [ORIGIN]);
+    const admin = await openProjectAdmin({ mongodbUri: stack.env.MONGODB_URI, masterKey: parseMasterKey(stack.env.MASTER_KEY), urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL } });
+    try {
+      await updateSessionSettings(admin.deps, kept.projectID, { refreshTokenRotation: 'keep' });
+    } finally {
+      await admin.close();
+    }
+    const o = { project: kept };
+    const init = await front('/v2/auth/process/init', { clientInformation: capable }, o);
+    const signup = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'kept@example.com' }] }, { ...o, process: init.body.token });
+    const { json } = new SoftAuthenticator().createFromOptions(signup.body.blockBody.data.challenge, ORIGIN);
+    await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { ...o, process: init.body.token });
+    const done = await front('/v2/auth/block/skip', {}, { ...o, process: init.body.token });
+    const rt = done.body.blockBody.data.refreshToken as string;
+    expect(rt).toMatch(/^rt_/);
+
+    const first = await front('/v2/me/refresh', {}, { ...o, bearer: rt });
+    const second = await front('/v2/me/refresh', {}, { ...o, bearer: rt });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect([first.body.refreshToken, first.body.longSession, second.body.refreshToken]).toEqual([rt, rt, rt]);
+    expect(second.body.sessionToken).toMatch(JWT);
+    expect((await front('/v2/me', undefined, { ...o, bearer: rt, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me', undefined, { ...o, bearer: second.body.sessionToken, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me/logout', {}, { ...o, bearer: rt })).status).toBe(204);
+    expectError(await front('/v2/me/refresh', {}, { ...o, bearer: rt }), 401, 'session_ended');
+    expectError(await front('/v2/me', undefined, { ...o, bearer: rt, method: 'GET' }), 401, 'session_ended');
   });
 });
