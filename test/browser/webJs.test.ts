@@ -16,6 +16,9 @@ import { Config, SDK } from '@corbado/node-sdk';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
+import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, type BrowserPage, type Exchange } from './chromium.js';
 import type { WebJsHelpers } from './page/webJsPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
@@ -64,6 +67,32 @@ async function waitFor(what: string, expr: string): Promise<State> {
   return state();
 }
 
+/** A tab with the web-js page for a project (a page per project: Corbado is a singleton). */
+function openWebJsPage(p: ProjectJson): Promise<BrowserPage> {
+  const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: p.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
+  return openPage(browser, url, {
+    ready: (tab, log) =>
+      tab.waitForFunction(() => window.webjsReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
+        throw new Error(`the web-js page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
+      }),
+  });
+}
+
+/** Signs up through mountAuthUI in `tab` (loaded): "Sign up", the email, "Create account", "Continue". */
+async function signUpThroughUi(tab: BrowserPage, email: string): Promise<void> {
+  await tab.page.evaluate(() => window.webjs.mountAuthUI());
+  const ui = tab.page.locator('#corbado');
+  await ui.getByText('No account?').waitFor({ timeout: 15_000 });
+  await ui.getByText('Sign up', { exact: true }).click();
+  await ui.getByText('Create your account').waitFor();
+  await ui.locator('input#email').fill(email);
+  await ui.getByRole('button', { name: 'Continue' }).click();
+  await ui.getByRole('button', { name: 'Create account' }).click();
+  await ui.getByText('Success!').waitFor();
+  await ui.getByRole('button', { name: 'Continue' }).click();
+  await tab.page.waitForFunction(() => window.webjs.state().isAuthenticated === true, undefined, { timeout: 15_000 });
+}
+
 describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) in Chromium against the gateway', () => {
   beforeAll(async () => {
     const missingNow = chromiumMissing();
@@ -76,13 +105,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     pageServer = await startSdkPage('webJsPage.ts');
     project = await stack.createProject('web-js', [pageServer.origin]);
     front = await startTlsFront(stack.frontendUrl);
-    const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: project.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
-    page = await openPage(browser, url, {
-      ready: (p, log) =>
-        p.waitForFunction(() => window.webjsReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
-          throw new Error(`the web-js page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
-        }),
-    });
+    page = await openWebJsPage(project);
     page.page.on('request', (req) => requested.push(req.url()));
   }, 120_000);
 
@@ -113,17 +136,8 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
   });
 
   it('sign-up: mountAuthUI, "Sign up", the email, "Create account" (the passkey), "Continue" → logged in', async () => {
-    await page.page.evaluate(() => window.webjs.mountAuthUI());
-    const ui = page.page.locator('#corbado');
-    await ui.getByText('No account?').waitFor({ timeout: 15_000 });
-    await ui.getByText('Sign up', { exact: true }).click();
-    await ui.getByText('Create your account').waitFor();
-    await ui.locator('input#email').fill(GRACE);
-    await ui.getByRole('button', { name: 'Continue' }).click();
-    await ui.getByRole('button', { name: 'Create account' }).click();
-    await ui.getByText('Success!').waitFor();
+    await signUpThroughUi(page, GRACE);
     expect(await page.credentials()).toHaveLength(1);
-    await ui.getByRole('button', { name: 'Continue' }).click();
     const s = await waitFor('logged in after the sign-up', 's.isAuthenticated === true && s.loggedIn === 1 && s.sessionToken !== null');
     expect(s.sessionToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(s.refreshToken).toMatch(/^rt_/);
@@ -221,5 +235,74 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     const allowed = [new URL(pageServer.origin).host, `${project.projectID}.${front.suffix}`, new URL(project.frontendApiUrl).host];
     expect([...hosts].filter((h) => !allowed.includes(h))).toEqual([]);
     expect(hosts.has(new URL(project.frontendApiUrl).host) && hosts.has(`${project.projectID}.${front.suffix}`)).toBe(true);
+  });
+
+  describe('session refresh (web-core refreshes with the refresh token of the sign-in, and never stores a new one)', () => {
+    /** A project with 60-second session tokens: web-core refreshes at each 10-second check, as less than 60 s are left. */
+    async function refreshingProject(name: string, rotation: 'rotate' | 'keep'): Promise<ProjectJson> {
+      const p = await stack.createProject(name, [pageServer.origin]);
+      const admin = await openProjectAdmin({ mongodbUri: stack.env.MONGODB_URI, masterKey: parseMasterKey(stack.env.MASTER_KEY), urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL } });
+      try {
+        await updateSessionSettings(admin.deps, p.projectID, { sessionLifetimeSeconds: 60, refreshTokenRotation: rotation });
+      } finally {
+        await admin.close();
+      }
+      return p;
+    }
+
+    /** Waits (up to 45 s: two of web-core's 10-second checks and then some) until the tab has made `n` refresh calls. */
+    async function refreshes(tab: BrowserPage, n: number): Promise<Exchange[]> {
+      const deadline = Date.now() + 45_000;
+      for (;;) {
+        await tab.flush();
+        const seen = tab.exchanges.filter((e) => new URL(e.url).pathname === '/v2/me/refresh');
+        if (seen.length >= n) return seen;
+        if (Date.now() > deadline) throw new Error(`${seen.length} refresh calls, expected ${n}\n${formatExchanges(tab.exchanges)}`);
+        await tab.page.waitForTimeout(500);
+      }
+    }
+
+    it('with --refresh-rotation keep, every refresh works and the user stays logged in', async () => {
+      const p = await refreshingProject('web-js-keep', 'keep');
+      const tab = await openWebJsPage(p);
+      try {
+        expect(await tab.page.evaluate(() => window.webjs.load())).toBe(true);
+        await signUpThroughUi(tab, 'kept@example.com');
+        const first = await tab.page.evaluate(() => window.webjs.state());
+        expect(first.isAuthenticated).toBe(true);
+        const calls2 = await refreshes(tab, 2);
+        expect(calls2.map((e) => e.status)).toEqual([200, 200]);
+        // Both with the refresh token of the sign-up, answered again.
+        for (const e of calls2) {
+          expect(e.requestHeaders.authorization).toBe(`Bearer ${first.refreshToken}`);
+          expect(JSON.parse(e.responseBody)).toMatchObject({ refreshToken: first.refreshToken, sessionToken: expect.any(String) });
+        }
+        const after = await tab.page.evaluate(() => window.webjs.state());
+        expect(after.isAuthenticated).toBe(true);
+        expect(after.sessionToken).not.toBe(first.sessionToken);
+        const node = new SDK(new Config(p.projectID, p.apiSecret, p.frontendApiUrl, p.backendApiUrl));
+        await expect(node.sessions().validateToken(after.sessionToken!)).resolves.toMatchObject({ userId: after.user!.sub });
+      } finally {
+        await tab.close();
+      }
+    }, 90_000);
+
+    it('with rotation (the default), the second refresh presents the spent token: the session ends and the user is logged out', async () => {
+      const p = await refreshingProject('web-js-rotate', 'rotate');
+      const tab = await openWebJsPage(p);
+      try {
+        expect(await tab.page.evaluate(() => window.webjs.load())).toBe(true);
+        await signUpThroughUi(tab, 'rotated@example.com');
+        const first = await tab.page.evaluate(() => window.webjs.state());
+        expect(first.isAuthenticated).toBe(true);
+        const calls2 = await refreshes(tab, 2);
+        expect(calls2.map((e) => e.status)).toEqual([200, 401]);
+        expect(calls2.map((e) => e.requestHeaders.authorization)).toEqual([`Bearer ${first.refreshToken}`, `Bearer ${first.refreshToken}`]);
+        expect(JSON.parse(calls2[1]!.responseBody).error).toMatchObject({ type: 'refresh_token_reused' });
+        await tab.page.waitForFunction(() => window.webjs.state().isAuthenticated === false, undefined, { timeout: 15_000 });
+      } finally {
+        await tab.close();
+      }
+    }, 90_000);
   });
 });
