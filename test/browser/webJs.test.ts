@@ -230,6 +230,26 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await page.page.evaluate(() => window.webjs.unmount());
   });
 
+  it('passkey list: "Create a Passkey" appends one (F3/F4 with the refresh token) and the list shows it', async () => {
+    const before = await state();
+    expect(before.isAuthenticated, 'needs the login').toBe(true);
+    await page.removeCredentials();
+    await page.page.evaluate(() => window.webjs.mountPasskeyListUI());
+    const ui = page.page.locator('#corbado');
+    await ui.getByRole('button', { name: 'Create a Passkey' }).click();
+    await ui.locator('.cb-passkey-list-card').first().waitFor({ timeout: 15_000 });
+    expect(await page.credentials()).toHaveLength(1);
+    await page.flush();
+    const lines = withoutSessionConfig(calls(page.exchanges));
+    expect(lines).toEqual(['GET /v2/me/passkeys → 200', 'POST /v2/me/passkeys/append/start → 200', 'POST /v2/me/passkeys/append/finish → 200', 'GET /v2/me/passkeys → 200']);
+    for (const e of page.exchanges.filter((x) => new URL(x.url).pathname.startsWith('/v2/me/'))) {
+      expect(e.requestHeaders.authorization, `${e.method} ${e.url}`).toBe(`Bearer ${before.refreshToken}`);
+    }
+    const listed = JSON.parse(page.exchanges.at(-1)!.responseBody) as { passkeys: { credentialID: string }[] };
+    expect(listed.passkeys.map((k) => k.credentialID)).toEqual([(await page.credentials())[0]!.credentialIdBase64url]);
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+
   it('the page called no host but its own, the front and the gateway (telemetry is off)', () => {
     const hosts = new Set(requested.map((u) => new URL(u).host));
     const allowed = [new URL(pageServer.origin).host, `${project.projectID}.${front.suffix}`, new URL(project.frontendApiUrl).host];
