@@ -68,9 +68,10 @@ async function waitFor(what: string, expr: string): Promise<State> {
 }
 
 /** A tab with the web-js page for a project (a page per project: Corbado is a singleton). */
-function openWebJsPage(p: ProjectJson): Promise<BrowserPage> {
+function openWebJsPage(p: ProjectJson, requests?: string[]): Promise<BrowserPage> {
   const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: p.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
   return openPage(browser, url, {
+    ...(requests ? { requests } : {}),
     ready: (tab, log) =>
       tab.waitForFunction(() => window.webjsReady === true, undefined, { timeout: 15_000 }).catch((err: Error) => {
         throw new Error(`the web-js page did not start: ${err.message}\n${log.join('\n')}`, { cause: err });
@@ -105,8 +106,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     pageServer = await startSdkPage('webJsPage.ts');
     project = await stack.createProject('web-js', [pageServer.origin]);
     front = await startTlsFront(stack.frontendUrl);
-    page = await openWebJsPage(project);
-    page.page.on('request', (req) => requested.push(req.url()));
+    page = await openWebJsPage(project, requested);
   }, 120_000);
 
   afterAll(async () => {
@@ -250,11 +250,37 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await page.page.evaluate(() => window.webjs.unmount());
   });
 
-  it('the page called no host but its own, the front and the gateway (telemetry is off)', () => {
+  it('mountLoginUI after a logout: the passkey logs in again (conditional UI); mountSignUpUI offers the sign-up form', async () => {
+    await page.page.evaluate(() => window.webjs.logout());
+    const loggedInBefore = (await state()).loggedIn;
+    expect((await state()).isAuthenticated).toBe(false);
+    await page.page.evaluate(() => window.webjs.mountLoginUI());
+    const ui = page.page.locator('#corbado');
+    await ui.getByText('Login with Passkey').waitFor({ timeout: 15_000 });
+    const s = await waitFor('logged in through mountLoginUI', `s.isAuthenticated === true && s.loggedIn === ${loggedInBefore + 1} && s.sessionToken !== null`);
+    expect(s.user).toMatchObject({ email: GRACE });
+    await page.flush();
+    expect(withoutSessionConfig(calls(page.exchanges)).filter((l) => !l.includes('/v2/me/'))).toEqual(['GET /v2/process-config → 200', 'POST /v2/auth/process/init → 200', 'POST /v2/auth/passkey/mediation/finish → 200']);
+    await page.page.evaluate(() => window.webjs.unmount());
+
+    await page.page.evaluate(() => window.webjs.logout());
+    // Without a passkey in the authenticator, the login block's passkey autofill cannot sign Grace in again at once.
+    await page.removeCredentials();
+    await page.page.evaluate(() => window.webjs.mountSignUpUI());
+    // web-js 3.5.0 starts both at the login block; the sign-up is its alternative.
+    await ui.getByText('Sign up', { exact: true }).click();
+    await ui.getByText('Create your account').waitFor();
+    expect(await ui.locator('input#email').count()).toBe(1);
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+
+  it('the page called no Corbado host (telemetry is off); beside the API only the stylesheet\'s Google Fonts', () => {
     const hosts = new Set(requested.map((u) => new URL(u).host));
-    const allowed = [new URL(pageServer.origin).host, `${project.projectID}.${front.suffix}`, new URL(project.frontendApiUrl).host];
-    expect([...hosts].filter((h) => !allowed.includes(h))).toEqual([]);
-    expect(hosts.has(new URL(project.frontendApiUrl).host) && hosts.has(`${project.projectID}.${front.suffix}`)).toBe(true);
+    const ours = [new URL(pageServer.origin).host, `${project.projectID}.${front.suffix}`, new URL(project.frontendApiUrl).host];
+    expect(ours.every((h) => hosts.has(h)), [...hosts].join(', ')).toBe(true);
+    expect([...hosts].filter((h) => /corbado/i.test(h))).toEqual([]);
+    // @corbado/shared-ui's stylesheet @imports its fonts from Google Fonts (not the SDK's telemetry).
+    expect([...hosts].filter((h) => !ours.includes(h))).toEqual(['fonts.googleapis.com']);
   });
 
   describe('session refresh (web-core refreshes with the refresh token of the sign-in, and never stores a new one)', () => {

@@ -55,6 +55,12 @@ const webjs = {
   mountAuthUI(): void {
     Corbado.mountAuthUI(root, { onLoggedIn: () => (seen.loggedIn += 1) });
   },
+  mountLoginUI(): void {
+    Corbado.mountLoginUI(root, { onLoggedIn: () => (seen.loggedIn += 1) } as Parameters<CorbadoInstance['mountLoginUI']>[1]);
+  },
+  mountSignUpUI(): void {
+    Corbado.mountSignUpUI(root, { onSignedUp: () => (seen.loggedIn += 1) } as Parameters<CorbadoInstance['mountSignUpUI']>[1]);
+  },
   mountPasskeyListUI(): void {
     Corbado.mountPasskeyListUI(root);
   },
