@@ -365,6 +365,19 @@ describe('what web-core 3.x (@corbado/web-js 3.5.0) needs of the flow', () => {
     expect((await front('/v2/auth/events', { eventType: 'login-error' })).status).toBe(401);
   });
 
+  it('passkey/append/start with the empty clientInformation web-core sends keeps what the browser said at init', async () => {
+    const init = await processInit();
+    await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'keeps.client@example.com' }] }, { process: init.token });
+    const start = await front('/v2/auth/passkey/append/start', { clientInformation: {} }, { process: init.token });
+    expect(start.body.blockBody.block).toBe('passkey-append');
+    // The user takes the code instead; a browser that can create passkeys is then offered the append again.
+    const before = smtp.received.length;
+    expect((await front('/v2/auth/identifier/verify/start', { identifierType: 'email', verificationType: 'email-otp' }, { process: init.token })).body.blockBody.block).toBe('email-verify');
+    const code = await codeFor('keeps.client@example.com', before);
+    const verified = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(verified.body.blockBody.block).toBe('passkey-append');
+  });
+
   it('block/skip from passkey-appended (the SDK\'s "Continue") completes with the session under both names', async () => {
     const init = await processInit();
     const signup = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'continuer@example.com' }] }, { process: init.token });

@@ -41,6 +41,7 @@ import { finishIdentifierVerify } from '../domain/finishIdentifierVerify.js';
 import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { describedClient } from './describedClient.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
 import { getProject } from '../../projects/domain/getProject.js';
 
@@ -105,7 +106,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyAppendStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyAppendFinish(req, ctx) {
       const call = flowCall(ctx);
@@ -113,7 +114,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyLoginStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyLoginFinish(req, ctx) {
       const call = flowCall(ctx);
