@@ -3,8 +3,11 @@
  * @corbado/react and @corbado/web-core 3.5.0, bundled unchanged from npm by esbuild into the page)
  * in Debian's Chromium with a CDP virtual platform authenticator, against the real stack. A user
  * signs up with a passkey through mountAuthUI, logs out, logs in with the passkey through
- * mountAuthUI, deletes the passkey in mountPasskeyListUI, and the session token the browser got
- * is validated by @corbado/node-sdk as an application's backend would.
+ * mountAuthUI (conditional UI), deletes the passkey and creates another in mountPasskeyListUI,
+ * logs in through mountLoginUI, and without the passkey types the email and logs in with the
+ * emailed code; @corbado/node-sdk validates the session tokens the browser got, as an
+ * application's backend would. Two more projects with 60-second session tokens show web-core's
+ * session refresh with and without refresh token rotation.
  *
  * The SDK's first calls go to `https://<projectID>.<suffix>`: a TLS front (tlsFront.ts) that passes
  * every request and answer through to the gateway unchanged. Telemetry to the hosted service is
@@ -21,6 +24,7 @@ import { updateSessionSettings } from '../../services/connect/src/sessions/domai
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, type BrowserPage, type Exchange } from './chromium.js';
 import type { WebJsHelpers } from './page/webJsPage.js';
+import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
 import { startTlsFront, type TlsFront } from './tlsFront.js';
 
@@ -31,6 +35,7 @@ if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYA
 const GRACE = 'grace@example.com';
 
 let stack: Stack;
+let mail: MailCatcher;
 let project: ProjectJson;
 let pageServer: SdkPageServer;
 let front: TlsFront;
@@ -102,7 +107,8 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
       executablePath: CHROMIUM_PATH,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--ignore-certificate-errors'],
     });
-    stack = await startStack();
+    mail = await startMailCatcher();
+    stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Test <no-reply@localhost>' });
     pageServer = await startSdkPage('webJsPage.ts');
     project = await stack.createProject('web-js', [pageServer.origin]);
     front = await startTlsFront(stack.frontendUrl);
@@ -113,6 +119,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await browser?.close();
     await front?.close();
     await stack?.stop();
+    await mail?.stop();
     await pageServer?.close();
   });
 
@@ -271,6 +278,45 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await ui.getByText('Sign up', { exact: true }).click();
     await ui.getByText('Create your account').waitFor();
     expect(await ui.locator('input#email').count()).toBe(1);
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+
+  it('typed login without the passkey at hand: the email, then "Continue with email" and the code from the mail → logged in', async () => {
+    // The last test left Grace logged out and the authenticator without her passkey.
+    expect((await state()).isAuthenticated).toBe(false);
+    expect(await page.credentials()).toEqual([]);
+    const loggedInBefore = (await state()).loggedIn;
+    await page.page.evaluate(() => window.webjs.mountAuthUI());
+    const ui = page.page.locator('#corbado');
+    // The page's history still shows the sign-up form the last test switched to: its "Log in" goes back.
+    await ui.getByText('Create your account').waitFor({ timeout: 15_000 });
+    await ui.getByText('Log in', { exact: true }).click();
+    // The login block offers the last identifier; the user types another way in.
+    await ui.getByText('Switch account').click();
+    // Our login-init allows email addresses and usernames: one field for both.
+    await ui.locator('input#username').fill(GRACE);
+    const seen = await mail.seen();
+    await ui.getByRole('button', { name: 'Continue' }).click();
+    // passkey-verify starts the passkey login at once; without the passkey it fails (or the user
+    // gives up waiting): either screen offers the code instead.
+    await ui.getByRole('button', { name: /Use email verification|Continue with email/ }).click();
+    await ui.getByText('Enter code to log in').waitFor({ timeout: 15_000 });
+    const code = await mail.codeFor(GRACE, seen);
+    await ui.locator('.cb-otp-input-container input').first().click();
+    await page.page.keyboard.type(code);
+    const s = await waitFor('logged in with the code', `s.isAuthenticated === true && s.loggedIn === ${loggedInBefore + 1} && s.sessionToken !== null`);
+    expect(s.user).toMatchObject({ email: GRACE });
+    await page.flush();
+    const lines = withoutSessionConfig(calls(page.exchanges)).filter((l) => !l.includes('/v2/me/'));
+    expect(lines.slice(0, 4)).toEqual(['GET /v2/auth/process → 200', 'POST /v2/auth/process/init → 200', 'POST /v2/auth/login/init → 200', 'POST /v2/auth/passkey/login/start → 200']);
+    // The SDK reports the failed or abandoned passkey login, then asks for the code, and sends it.
+    const events = page.exchanges.filter((e) => new URL(e.url).pathname === '/v2/auth/events');
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      expect(e.status).toBe(204);
+      expect(['login-error', 'login-explicit-abort']).toContain(JSON.parse(e.requestBody!).eventType);
+    }
+    expect(lines.slice(-2)).toEqual(['POST /v2/auth/identifier/verify/start → 200', 'POST /v2/auth/identifier/verify/finish → 200']);
     await page.page.evaluate(() => window.webjs.unmount());
   });
 
