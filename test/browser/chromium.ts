@@ -121,6 +121,8 @@ export interface OpenPageOptions {
   ready?: (page: Page, log: string[]) => Promise<unknown>;
   /** Records the page's PublicKeyCredential.signal*() calls in `signals` (they still reach the browser). */
   recordSignals?: boolean;
+  /** Receives the URL of every request the page makes, from the first one of the page load on. */
+  requests?: string[];
 }
 
 /** A call of PublicKeyCredential.signalUnknownCredential, signalAllAcceptedCredentials or signalCurrentUserDetails. */
@@ -181,6 +183,11 @@ export async function openPage(browser: Browser, url: string, options: OpenPageO
       ),
     );
   });
+
+  if (options.requests) {
+    const urls = options.requests;
+    page.on('request', (req) => urls.push(req.url()));
+  }
 
   const cdp = await context.newCDPSession(page);
   const authenticatorEvents: AuthenticatorEvent[] = [];

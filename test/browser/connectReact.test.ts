@@ -29,7 +29,7 @@ import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, fo
 import type { ConnectEvent } from './page/connectReactPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
 import { checkShape, CONNECT_RESPONSE_TYPES, loadSdkTypes } from './sdkTypes.js';
-import { startPassThroughFront, type PassThroughFront } from './tlsFront.js';
+import { startTlsFront, type TlsFront } from './tlsFront.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
@@ -43,7 +43,7 @@ type Component = 'append' | 'login' | 'passkey-list';
 let stack: Stack;
 let project: ProjectJson;
 let pageServer: SdkPageServer;
-let front: PassThroughFront;
+let front: TlsFront;
 let browser: Browser;
 let app: BrowserPage;
 /** The connect tokens the components asked for, in order. */
@@ -131,7 +131,7 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
     stack = await startStack();
     pageServer = await startSdkPage('connectReactPage.ts');
     project = await stack.createProject('connect-react', [pageServer.origin]);
-    front = await startPassThroughFront(stack.frontendUrl);
+    front = await startTlsFront(stack.frontendUrl);
     app = await openPage(browser, pageUrl(''), {
       ready: (page, log) =>
         page.waitForFunction(() => window.connectReactReady === true, undefined, { timeout: STEP_MS }).catch((err: Error) => {

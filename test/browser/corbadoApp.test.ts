@@ -3,48 +3,22 @@
  * (@corbado/web-core 3.5.0: ProcessService and SessionService, bundled unchanged) in headless
  * Chromium with a virtual platform authenticator, against the real stack. It runs a passkey
  * sign-up, a passkey login, a conditional-UI login and an email-OTP login (code read from the mail
- * catcher) block by block, and checks the sessions the `completed` blocks carry; and a sign-up that
- * corrects its email address (ProcessService.updateEmail) and polls getVerificationStatus.
+ * catcher) block by block, checks the sessions the `completed` blocks carry, and hands one to the
+ * SessionService, which then reads the user and the passkeys with its refresh token and logs out;
+ * and a sign-up that corrects its email address (ProcessService.updateEmail) and polls
+ * getVerificationStatus.
  *
  * How the SDK reaches the gateway: CorbadoApp has no custom-domain option, only
- * `frontendApiUrlSuffix`, so its first calls go to `https://<projectID>.<suffix>`. The test puts a
- * TLS front (self-signed certificate made with openssl; Chromium started with
- * --ignore-certificate-errors) on 127.0.0.1 and uses the suffix `localhost:<port>`; Chromium
- * resolves `<projectID>.localhost` to the loopback address, and the front passes every request
- * unchanged (Host included, so the gateway reads the project from the host name) to the gateway.
- * Once a configuration answer or a process names the frontend API URL, the SDK calls the gateway
- * directly.
- *
- * The one call outside our interface: with no process stored, ProcessService.init first reads
- * `GET /v2/process-config` (`{useServerSideProcessId, frontendApiUrl}`), which neither the
- * interface spec nor the reference OpenAPI has, and which the gateway answers with 404. The front
- * answers that one GET itself (the test checks that the gateway does not have it, and that nothing
- * else is stubbed), with the project's frontend API URL, as the hosted service would.
- *
- * Known gaps (tests named GAP pin the current behaviour):
- * - SessionService.setSession throws without `sessionTokenCookieConfig` in GET /v2/session-config
- *   (web-core 3.5.0 reads only that field; the reference's sessionConfigRsp has the older
- *   `shortSessionCookieConfig`; the gateway returns neither). One test has the front add the field
- *   to show what follows: the SessionService then holds the session and logs out, but
- * - it authenticates GET /v2/me and /v2/me/passkeys with the refresh token (longSession) as the
- *   bearer, where the interface takes the session token: 401 invalid_token.
- * - A stored process makes ProcessService.init ask GET /v2/auth/process (reference, not
- *   implemented: the preflight gets 404); the SDK then starts a new process, which works.
- * - A second process in the same page (after clearProcess) asks the gateway itself for
- *   /v2/process-config and fails; a page load (a new CorbadoApp) works, so each flow starts with one.
+ * `frontendApiUrlSuffix`, so its first calls (session config, process config) go to
+ * `https://<projectID>.<suffix>`: a TLS front (tlsFront.ts) that passes every request and answer
+ * through unchanged. Once a configuration answer or a process names the frontend API URL, the SDK
+ * calls the gateway directly.
  *
  * Needs Chromium like connectSdk.test.ts (skipped without it unless CI or
  * PASSKEYAUTH_REQUIRE_CHROMIUM=1), and openssl for the front's certificate.
  */
 import { Config, SDK } from '@corbado/node-sdk';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
@@ -52,119 +26,13 @@ import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, fo
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 import type { AppHelpers, AppResult } from './page/corbadoAppPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
+import { startTlsFront, type TlsFront } from './tlsFront.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
 if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYAUTH_REQUIRE_CHROMIUM=1 to make this a failure.`);
 
 const ADA = { email: 'ada@example.com', name: 'Ada Lovelace' };
-
-/** A request the TLS front saw: passed to the gateway, or answered itself (`stubbed`). */
-interface FrontRequest {
-  method: string;
-  host: string;
-  path: string;
-  status: number;
-  /** Answered by the front itself (process-config). */
-  stubbed: boolean;
-  /** The gateway's answer with `sessionConfigExtra` merged in. */
-  augmented?: boolean;
-}
-
-interface TlsFront {
-  port: number;
-  /** `localhost:<port>`: CorbadoApp's frontendApiUrlSuffix. */
-  suffix: string;
-  requests: FrontRequest[];
-  /** When set, merged into the gateway's GET /v2/session-config answer. */
-  sessionConfigExtra?: Record<string, unknown>;
-  close(): Promise<void>;
-}
-
-/**
- * An HTTPS server on 127.0.0.1 that passes every request unchanged to `target` (an http:// URL),
- * except GET /v2/process-config, which it answers with `processConfig` (with the CORS headers the
- * gateway gives the page's origin).
- */
-async function startTlsFront(target: string, processConfig: { useServerSideProcessId: boolean; frontendApiUrl: string }): Promise<TlsFront> {
-  const dir = mkdtempSync(join(tmpdir(), 'tls-front-'));
-  let key: Buffer;
-  let cert: Buffer;
-  try {
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-      { stdio: 'pipe' },
-    );
-    key = readFileSync(join(dir, 'key.pem'));
-    cert = readFileSync(join(dir, 'cert.pem'));
-  } catch (err) {
-    throw new Error(`openssl could not make the TLS front's certificate: ${(err as Error).message}`, { cause: err });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const upstream = new URL(target);
-  const requests: FrontRequest[] = [];
-  const front: TlsFront = { port: 0, suffix: '', requests, close: async () => undefined };
-  const server: HttpsServer = createHttpsServer({ key, cert }, (req, res) => {
-    const path = req.url ?? '/';
-    const seen: FrontRequest = { method: req.method ?? '', host: req.headers.host ?? '', path, status: 0, stubbed: false };
-    requests.push(seen);
-    if (new URL(path, 'https://front.invalid').pathname === '/v2/process-config' && (req.method === 'GET' || req.method === 'OPTIONS')) {
-      // The page origin is the only one the project allows; the gateway's CORS answers check that.
-      seen.stubbed = true;
-      const origin = req.headers.origin;
-      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' } : {};
-      if (req.method === 'OPTIONS') {
-        seen.status = 204;
-        const asked = req.headers['access-control-request-headers'];
-        res.writeHead(204, { ...cors, 'access-control-allow-methods': 'GET', ...(asked ? { 'access-control-allow-headers': asked } : {}) }).end();
-      } else {
-        seen.status = 200;
-        res.writeHead(200, { 'content-type': 'application/json', ...cors }).end(JSON.stringify(processConfig));
-      }
-      return;
-    }
-    const extra = req.method === 'GET' && new URL(path, 'https://front.invalid').pathname === '/v2/session-config' ? front.sessionConfigExtra : undefined;
-    const headers = extra ? { ...req.headers, 'accept-encoding': 'identity' } : req.headers;
-    const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path, headers }, (up) => {
-      seen.status = up.statusCode ?? 0;
-      if (!extra || up.statusCode !== 200) {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      up.on('data', (c: Buffer) => chunks.push(c));
-      up.on('end', () => {
-        seen.augmented = true;
-        const body = JSON.stringify({ ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as object), ...extra });
-        const { 'content-length': _len, ...rest } = up.headers;
-        res.writeHead(200, { ...rest, 'content-length': Buffer.byteLength(body) }).end(body);
-      });
-    });
-    out.on('error', (err) => {
-      seen.status = 502;
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`front: ${err.message}`);
-    });
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return Object.assign(front, {
-    port,
-    suffix: `localhost:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
-}
 
 type AppPage = BrowserPage & {
   /** Calls window.app[name](...args) in the page. */
@@ -252,7 +120,7 @@ function calls(exchanges: Exchange[]): string[] {
 /** `<projectID>.localhost:<port>`: the host CorbadoApp addresses before it knows the frontend API URL. */
 const frontHost = () => `${project.projectID}.${front.suffix}`;
 
-/** The calls of a page load that starts a process: session config and process config (front), process/init (gateway). */
+/** The calls of a page load that starts a process: session config and process config (through the front), process/init (gateway). */
 const landingCalls = () => [`GET ${frontHost()}/v2/session-config → 200`, `GET ${frontHost()}/v2/process-config → 200`, 'POST /v2/auth/process/init → 200'];
 
 /** A user landing on the sign-up/login page: no stored process, a new CorbadoApp, CorbadoApp.init(). */
@@ -274,7 +142,7 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Test <no-reply@localhost>' });
     pageServer = await startSdkPage('corbadoAppPage.ts');
     project = await stack.createProject('web-core-app', [pageServer.origin]);
-    front = await startTlsFront(stack.frontendUrl, { useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
+    front = await startTlsFront(stack.frontendUrl);
     const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: project.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
     app = await openAppPage(browser, url);
   }, 120_000);
@@ -315,26 +183,32 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
       ok(await app.call('appInit'), 'CorbadoApp.init');
       await app.flush();
       expect(calls(app.exchanges)).toEqual([`GET ${frontHost()}/v2/session-config → 200`]);
-      expect(JSON.parse(app.exchanges[0]!.responseBody)).toEqual({ useSessionManagement: true, frontendApiUrl: project.frontendApiUrl });
-      // The preflight and the GET reached the gateway through the front (not stubbed).
+      // The cookie the SessionService keeps the session token in, under web-core 3.x's name and 2.x's.
+      const cookie = { domain: 'localhost', secure: false, sameSite: 'lax', path: '/', lifetimeSeconds: 900 };
+      expect(JSON.parse(app.exchanges[0]!.responseBody)).toEqual({ useSessionManagement: true, frontendApiUrl: project.frontendApiUrl, sessionTokenCookieConfig: cookie, shortSessionCookieConfig: cookie });
+      // The preflight and the GET reached the gateway through the front.
       expect(front.requests.filter((r) => r.path === '/v2/session-config')).toEqual([
-        expect.objectContaining({ method: 'OPTIONS', status: 204, stubbed: false }),
-        expect.objectContaining({ method: 'GET', status: 200, stubbed: false, host: `${project.projectID}.${front.suffix}` }),
+        expect.objectContaining({ method: 'OPTIONS', status: 204 }),
+        expect.objectContaining({ method: 'GET', status: 200, host: `${project.projectID}.${front.suffix}` }),
       ]);
     });
 
-    it('the gateway does not have GET /v2/process-config (outside the spec and the reference), which the front stands in for', async () => {
+    it('the gateway answers GET /v2/process-config with the project\'s frontend API URL', async () => {
       const res = await fetch(`${project.frontendApiUrl}/v2/process-config`, { headers: { 'X-Corbado-ProjectID': project.projectID } });
-      expect(res.status).toBe(404);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
     });
 
     it('sign-up: init → initSignup → appendPasskey → finishAuthProcess ends in `completed` with a session of the new user', async () => {
       const init = block(await app.call('processInit', 'signup-init'), 'ProcessService.init', 'signup-init');
       expect(init.common.frontendApiUrl).toBe(project.frontendApiUrl);
       await app.flush();
-      // The front answered process-config (the only stub); process/init already went to the gateway directly.
+      // process-config through the front (the gateway's answer); process/init already went to the gateway directly.
       expect(calls(app.exchanges)).toEqual([`GET ${frontHost()}/v2/process-config → 200`, 'POST /v2/auth/process/init → 200']);
-      expect(front.requests.filter((r) => r.stubbed).map((r) => `${r.method} ${r.path}`)).toEqual(['OPTIONS /v2/process-config', 'GET /v2/process-config']);
+      expect(front.requests.filter((r) => r.path === '/v2/process-config').map((r) => `${r.method} ${r.path} → ${r.status}`)).toEqual(['OPTIONS /v2/process-config → 204', 'GET /v2/process-config → 200']);
+      // The form's fields and the switch to login.
+      expect(init.blockBody.data.identifiers).toEqual([{ type: 'email', identifier: '' }]);
+      expect(init.blockBody.alternatives.map((a) => a.block)).toEqual(['login-init']);
       const stored = ok(await app.call<{ id: string; frontendApiUrl: string }>('storedProcess'), 'stored process');
       expect(stored.frontendApiUrl).toBe(project.frontendApiUrl);
       expect(decodeJwt(stored.id)).toMatchObject({ kind: 'process', sub: expect.stringMatching(/^apr-/), aud: project.projectID });
@@ -400,27 +274,25 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
       ]);
     });
 
-    it('GAP: SessionService.setSession with the `completed` block throws: /v2/session-config has no sessionTokenCookieConfig', async () => {
+    it('SessionService.setSession with the `completed` block holds the session (in its cookie) and reports the user', async () => {
       expect(adaId, 'needs the sign-up').toBeDefined();
-      // What @corbado/shared-ui's CompletedBlock does with a `completed` block:
-      // app.sessionService.setSession(data.shortSession, data.longSession). web-core 3.5.0 writes
-      // the session-token cookie from the session config's sessionTokenCookieConfig (a field the
-      // reference's sessionConfigRsp does not have; it has the older shortSessionCookieConfig,
-      // which the gateway does not return either) and throws CorbadoError.invalidConfig() without
-      // it, before it stores the refresh token or reports the login.
+      // What @corbado/shared-ui 3.5.0 does with a `completed` block (ProcessHandler.onProcessCompleted):
+      // app.sessionService.setSession(data.sessionToken, data.refreshToken). web-core 3.5.0 writes the
+      // session-token cookie from the session config's sessionTokenCookieConfig.
       await landing();
       block(await app.call('processInit', 'login-init'), 'ProcessService.init', 'login-init');
       block(await app.call('initLogin', ADA.email, false), 'initLogin', 'passkey-verify');
       const done = block(await app.call('loginWithPasskey'), 'loginWithPasskey', 'completed');
       await expectSession(done, adaId);
-      const config = JSON.parse(app.exchanges.find((e) => e.url.endsWith('/v2/session-config'))!.responseBody);
-      expect(config).not.toHaveProperty('sessionTokenCookieConfig');
+      expect({ sessionToken: done.blockBody.data.sessionToken, refreshToken: done.blockBody.data.refreshToken }).toEqual({ sessionToken: done.blockBody.data.shortSession, refreshToken: done.blockBody.data.longSession });
 
-      const set = await app.call('setSessionFromCompleted', done);
-      expect(set.ok, JSON.stringify(set)).toBe(false);
-      if (!set.ok) expect(set.err).toMatchObject({ name: 'Thrown CorbadoError', recoverable: false, ignore: false });
-      const state = ok(await app.call<{ authState: string; cookie: string }>('session'), 'session');
-      expect(state).toMatchObject({ authState: 'LoggedOut', cookie: '' });
+      ok(await app.call('setSessionFromCompleted', done), 'SessionService.setSession');
+      const state = ok(await app.call<{ sessionToken: string; user: Record<string, unknown>; authState: string; cookie: string }>('session'), 'session');
+      expect(state.authState).toBe('LoggedIn');
+      expect(state.sessionToken).toBe(done.blockBody.data.sessionToken);
+      expect(state.user).toMatchObject({ sub: adaId, name: ADA.name });
+      expect(state.cookie).toContain(`cbo_session_token=${done.blockBody.data.sessionToken}`);
+      ok(await app.call('logout'), 'SessionService.logout');
     });
 
     it('conditional UI: loginWithPasskeyChallenge with the conditionalUIChallenge of process init ends in `completed`', async () => {
@@ -470,57 +342,57 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
       ]);
     });
 
-    it('GAP: a page load with a stored process asks GET /v2/auth/process (reference; the gateway has no such route) and then starts a new process', async () => {
+    it('a page load with a stored process asks GET /v2/auth/process: a completed one is refused (409) and the SDK starts a new process', async () => {
       expect(adaId, 'needs the sign-up').toBeDefined();
-      // The completed process of the last test is still in localStorage: init asks for its state
-      // (GET /v2/auth/process, in the reference, not in the spec) first, and on an error starts a
-      // new process (without process-config: the stored process names the URL).
-      expect(ok(await app.call('storedProcess'), 'stored process')).not.toBeNull();
-      const before = (ok(await app.call<{ id: string }>('storedProcess'), 'stored process')).id;
+      // The completed process of the last test is still in localStorage (the page helper does not
+      // clear it as shared-ui does): init asks for its state first, and on the error starts a new
+      // process (without process-config: the stored process names the URL).
+      const before = ok(await app.call<{ id: string } | null>('storedProcess'), 'stored process');
+      expect(before).not.toBeNull();
       await app.reload();
       ok(await app.call('appInit'), 'CorbadoApp.init');
       block(await app.call('processInit', 'login-init'), 'ProcessService.init', 'login-init');
-      expect((ok(await app.call<{ id: string }>('storedProcess'), 'stored process')).id).not.toBe(before);
+      const after = ok(await app.call<{ id: string }>('storedProcess'), 'stored process');
+      expect(after.id).not.toBe(before!.id);
       await app.flush();
-      // The gateway answers the preflight of the unknown route with 404, so the browser never sends the GET.
-      expect(calls(app.exchanges)).toEqual([`GET ${frontHost()}/v2/session-config → 200`, 'POST /v2/auth/process/init → 200']);
-      expect(app.log.join('\n')).toContain(`requestfailed: GET ${project.frontendApiUrl}/v2/auth/process?preferredBlock=login-init`);
+      expect(calls(app.exchanges)).toEqual([`GET ${frontHost()}/v2/session-config → 200`, 'GET /v2/auth/process → 409', 'POST /v2/auth/process/init → 200']);
+      const get = app.exchanges.find((e) => new URL(e.url).pathname === '/v2/auth/process')!;
+      expect(new URL(get.url).searchParams.get('preferredBlock')).toBe('login-init');
+      expect(JSON.parse(get.responseBody).error).toMatchObject({ type: 'process_completed' });
     });
 
-    it('with sessionTokenCookieConfig added to the session config (by the front), the SessionService takes the session and logs out (GAP: /v2/me with the refresh token)', async () => {
+    it('a page load with a stored process still at its first block resumes it (GET /v2/auth/process → 200), and the SDK renews an untouched one', async () => {
       expect(adaId, 'needs the sign-up').toBeDefined();
-      // What the SessionService would do with our sessions if /v2/session-config had the field:
-      // the front merges it into the gateway's answer; everything else is the gateway's.
-      front.sessionConfigExtra = { sessionTokenCookieConfig: { domain: 'localhost', secure: true, sameSite: 'lax', path: '/', lifetimeSeconds: 900 } };
-      try {
-        await landing();
-      } finally {
-        delete front.sessionConfigExtra;
-      }
-      expect(front.requests.filter((r) => r.augmented)).toHaveLength(1);
+      const stored = ok(await app.call<{ id: string }>('storedProcess'), 'stored process');
+      await app.reload();
+      ok(await app.call('appInit'), 'CorbadoApp.init');
+      block(await app.call('processInit', 'signup-init'), 'ProcessService.init', 'signup-init');
+      await app.flush();
+      expect(calls(app.exchanges)).toEqual([`GET ${frontHost()}/v2/session-config → 200`, 'GET /v2/auth/process → 200', 'POST /v2/auth/process/init → 200']);
+      const get = app.exchanges.find((e) => new URL(e.url).pathname === '/v2/auth/process')!;
+      expect(get.requestHeaders['x-corbado-process-id']).toBe(stored.id);
+      // The stored process was at login-init; the page asked for sign-up, which the answer shows.
+      expect(JSON.parse(get.responseBody).blockBody).toMatchObject({ block: 'signup-init', data: { identifiers: [{ type: 'email', identifier: '' }] } });
+    });
+
+    it('the SessionService reads the user and the passkeys with its refresh token, and logs out', async () => {
+      expect(adaId, 'needs the sign-up').toBeDefined();
+      await landing();
       block(await app.call('processInit', 'login-init'), 'ProcessService.init', 'login-init');
       block(await app.call('initLogin', ADA.email, false), 'initLogin', 'passkey-verify');
       const done = block(await app.call('loginWithPasskey'), 'loginWithPasskey', 'completed');
       ok(await app.call('setSessionFromCompleted', done), 'SessionService.setSession');
-      const state = ok(await app.call<{ sessionToken: string; user: Record<string, unknown>; authState: string; cookie: string }>('session'), 'session');
-      expect(state.authState).toBe('LoggedIn');
-      expect(state.sessionToken).toBe(done.blockBody.data.shortSession);
-      expect(state.user).toMatchObject({ sub: adaId, name: ADA.name });
+      expect(ok(await app.call<{ authState: string }>('session'), 'session').authState).toBe('LoggedIn');
 
-      // GAP: the SessionService authenticates its /v2/me calls with the refresh token (longSession)
-      // as the bearer; the interface (and the gateway) take a session token (a JWT) there.
-      const me = await app.call('getFullUser');
-      expect(me.ok).toBe(false);
-      if (!me.ok) expect(me.err.message).toContain('(invalid_token)');
+      // web-core 3.5.0 authenticates its /v2/me calls with the refresh token as the bearer.
+      const me = ok(await app.call<{ id: string; fullName: string }>('getFullUser'), 'getFullUser');
+      expect(me).toMatchObject({ id: adaId, fullName: ADA.name });
+      const passkeys = ok(await app.call<{ passkeys: { id: string }[] }>('passkeyList'), 'passkeyList');
+      expect(passkeys.passkeys).toHaveLength(1);
       await app.flush();
       const meCall = app.exchanges.find((e) => new URL(e.url).pathname === '/v2/me')!;
-      expect(meCall.requestHeaders.authorization).toBe(`Bearer ${done.blockBody.data.longSession}`);
-      expect(meCall.status).toBe(401);
-      expect(JSON.parse(meCall.responseBody).error).toMatchObject({ type: 'invalid_token', details: 'the token is not a JWT' });
-      // The same call with the session token works.
-      const direct = await fetch(`${project.frontendApiUrl}/v2/me`, { headers: { authorization: `Bearer ${state.sessionToken}` } });
-      expect(direct.status).toBe(200);
-      expect(await direct.json()).toMatchObject({ id: adaId, fullName: ADA.name });
+      expect(meCall.requestHeaders.authorization).toBe(`Bearer ${done.blockBody.data.refreshToken}`);
+      expect(meCall.status).toBe(200);
 
       ok(await app.call('logout'), 'SessionService.logout');
       expect(ok(await app.call<{ authState: string }>('session'), 'session').authState).toBe('LoggedOut');
@@ -528,20 +400,20 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
       expect(calls(app.exchanges).slice(-1)).toEqual(['POST /v2/me/logout → 204']);
       const refresh = await fetch(`${project.frontendApiUrl}/v2/me/refresh`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${done.blockBody.data.longSession}`, 'X-Corbado-ProjectID': project.projectID },
+        headers: { authorization: `Bearer ${done.blockBody.data.refreshToken}`, 'X-Corbado-ProjectID': project.projectID },
       });
       expect(refresh.status, 'the refresh token of the logged-out session').toBe(401);
+      const meAfter = await fetch(`${project.frontendApiUrl}/v2/me`, { headers: { authorization: `Bearer ${done.blockBody.data.refreshToken}`, 'X-Corbado-ProjectID': project.projectID } });
+      expect(meAfter.status, '/v2/me with the refresh token of the logged-out session').toBe(401);
     });
 
-    it('GAP: a second process in the same page (after clearProcess) asks the gateway for /v2/process-config, which fails', async () => {
+    it('a second process in the same page (after clearProcess) reads /v2/process-config from the gateway and starts', async () => {
       // After its first process the ProcessService addresses process-config at the process's
-      // frontendApiUrl (the gateway), not at https://<projectID>.<suffix>; the gateway has no such
-      // route, so the CORS preflight gets a 404 and the SDK reports a network error.
+      // frontendApiUrl (the gateway itself), not at https://<projectID>.<suffix>.
       await app.call('clearProcess');
-      const res = await app.call('processInit', 'login-init');
-      expect(res.ok).toBe(false);
-      if (!res.ok) expect(res.err.message).toContain('no_data_in_response');
-      expect(app.log.join('\n')).toContain(`${project.frontendApiUrl}/v2/process-config`);
+      block(await app.call('processInit', 'login-init'), 'ProcessService.init', 'login-init');
+      await app.flush();
+      expect(calls(app.exchanges)).toEqual(['GET /v2/process-config → 200', 'POST /v2/auth/process/init → 200']);
     });
   });
 

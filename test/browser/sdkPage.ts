@@ -51,7 +51,10 @@ export async function bundlePageScript(entry = 'connectPage.ts'): Promise<string
     sourcemap: 'inline',
     write: false,
     logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"development"' },
+    // @corbado/shared-ui (under @corbado/web-js) finds its assets from import.meta.url, which an
+    // IIFE does not have: the page's own URL stands in (its icons are then not found, which only
+    // the look of the UI notices).
+    define: { 'process.env.NODE_ENV': '"development"', 'import.meta.url': 'location.href' },
   });
   const out = result.outputFiles[0];
   if (!out) throw new Error('esbuild produced no output for the page script');

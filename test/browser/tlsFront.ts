@@ -1,36 +1,37 @@
 /**
- * A TLS front for SDKs that address the frontend API as `https://<projectID>.<suffix>` before they
- * know its URL (web-core 2.x's ConnectService, which @corbado/connect-react 0.2.x uses, has no
- * custom-domain option). An HTTPS server on 127.0.0.1 with a self-signed certificate (openssl)
- * passes every request unchanged, Host included (the gateway reads the project from it), to the
- * gateway; the SDK is given the suffix `localhost:<port>`, which Chromium resolves to the loopback
- * address. Chromium must run with --ignore-certificate-errors. Unlike the front of
- * corbadoApp.test.ts it answers nothing itself.
+ * The HTTPS front the web SDK tests put before the gateway. The published SDKs have no
+ * custom-domain option, only `frontendApiUrlSuffix`: their first calls go to
+ * `https://<projectID>.<suffix>`. The front listens on 127.0.0.1 with a self-signed certificate
+ * (made with openssl; Chromium runs with --ignore-certificate-errors) and the tests use the suffix
+ * `localhost:<port>`; Chromium resolves `<projectID>.localhost` to the loopback address. Every
+ * request passes to the gateway unchanged (Host included, so the gateway reads the project from the
+ * host name), and every answer comes back unchanged; `requests` records what went through.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A request the front passed on, with the gateway's status. */
-export interface PassedRequest {
+/** A request the front passed to the gateway, with the gateway's status. */
+export interface FrontRequest {
   method: string;
   host: string;
   path: string;
   status: number;
 }
 
-export interface PassThroughFront {
+export interface TlsFront {
+  port: number;
   /** `localhost:<port>`: the SDK's frontendApiUrlSuffix. */
   suffix: string;
-  requests: PassedRequest[];
+  requests: FrontRequest[];
   close(): Promise<void>;
 }
 
-function selfSignedCertificate(): { key: Buffer; cert: Buffer } {
+function makeCertificate(): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'tls-front-'));
   try {
     execFileSync(
@@ -46,12 +47,12 @@ function selfSignedCertificate(): { key: Buffer; cert: Buffer } {
   }
 }
 
-/** Starts the front for the gateway at `target` (an http:// URL). */
-export async function startPassThroughFront(target: string): Promise<PassThroughFront> {
+/** An HTTPS server on 127.0.0.1 that passes every request unchanged to `target` (an http:// URL). */
+export async function startTlsFront(target: string): Promise<TlsFront> {
   const upstream = new URL(target);
-  const requests: PassedRequest[] = [];
-  const server = createHttpsServer(selfSignedCertificate(), (req, res) => {
-    const seen: PassedRequest = { method: req.method ?? '', host: req.headers.host ?? '', path: req.url ?? '/', status: 0 };
+  const requests: FrontRequest[] = [];
+  const server: HttpsServer = createHttpsServer(makeCertificate(), (req, res) => {
+    const seen: FrontRequest = { method: req.method ?? '', host: req.headers.host ?? '', path: req.url ?? '/', status: 0 };
     requests.push(seen);
     const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: seen.path, headers: req.headers }, (up) => {
       seen.status = up.statusCode ?? 0;
@@ -71,6 +72,7 @@ export async function startPassThroughFront(target: string): Promise<PassThrough
   });
   const port = (server.address() as AddressInfo).port;
   return {
+    port,
     suffix: `localhost:${port}`,
     requests,
     close: () =>

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
 import { TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
+import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { parseMasterKey } from '../../services/runtime/masterKey.js';
 
 const ORIGIN = 'http://localhost:3000';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -28,8 +31,8 @@ afterAll(async () => {
 
 type Rsp = { status: number; body: Record<string, any> };
 
-async function front(path: string, body: unknown, o: { process?: string; bearer?: string; method?: string } = {}): Promise<Rsp> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, origin: ORIGIN };
+async function front(path: string, body: unknown, o: { process?: string; bearer?: string; method?: string; project?: ProjectJson } = {}): Promise<Rsp> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-corbado-projectid': (o.project ?? project).projectID, origin: ORIGIN };
   if (o.process) headers['x-corbado-process-id'] = o.process;
   if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
   const res = await fetch(`${stack.frontendUrl}${path}`, { method: o.method ?? 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -104,9 +107,14 @@ describe('sign-up', () => {
     const done = await front('/v2/auth/process/complete', {}, { process: init.token });
     const data = done.body.blockBody.data;
     expect(data).toMatchObject({ blockType: 'completed', shortSession: expect.stringMatching(JWT), longSession: expect.stringMatching(/^rt_/) });
+    // The same session under the names web-core 3.x reads.
+    expect({ sessionToken: data.sessionToken, refreshToken: data.refreshToken }).toEqual({ sessionToken: data.shortSession, refreshToken: data.longSession });
     expect(data.passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email' });
     const claims = await verifySession(data.shortSession);
     expect(claims).toMatchObject({ kind: 'session', sub: expect.stringMatching(/^usr-/), sid: expect.stringMatching(/^ses-/), name: 'Ada Lovelace' });
+    // The hosted service's claims, which web-js reports as its `user`.
+    expect(claims).toMatchObject({ email: 'ada@example.com', orig: 'ada@example.com' });
+    expect(claims).not.toHaveProperty('phone_number');
     expect(claims.exp! - claims.iat!).toBe(900);
     // A completed process is not replayed.
     expectError(await front('/v2/auth/process/complete', {}, { process: init.token }), 409, 'process_completed');
@@ -230,7 +238,7 @@ describe('sessions', () => {
     const first = completed.longSession as string;
     const refreshed = await front('/v2/me/refresh', {}, { bearer: first });
     expect(refreshed.status).toBe(200);
-    expect(refreshed.body).toEqual({ shortSession: expect.stringMatching(JWT), longSession: expect.stringMatching(/^rt_/) });
+    expect(refreshed.body).toEqual({ shortSession: expect.stringMatching(JWT), longSession: expect.stringMatching(/^rt_/), sessionToken: refreshed.body.shortSession, refreshToken: refreshed.body.longSession });
     expect(refreshed.body.longSession).not.toBe(first);
     // The old token again: reuse, which ends the whole session.
     expect((await front('/v2/me/refresh', {}, { bearer: first })).status).toBe(401);
@@ -251,5 +259,212 @@ describe('sessions', () => {
     expect((await front('/v2/me', undefined, { method: 'GET' })).status).toBe(401);
     expect((await front('/v2/me/refresh', {}, { bearer: `rt_${'A'.repeat(43)}` })).status).toBe(401);
     expect((await front('/v2/auth/passkey/login/finish', { signedChallenge: '{}' }, { bearer: project.clientKey })).status).toBe(401);
+  });
+});
+
+describe('what web-core 3.x (@corbado/web-js 3.5.0) needs of the flow', () => {
+  const get = (path: string, process?: string) => front(path, undefined, { method: 'GET', ...(process ? { process } : {}) });
+
+  it('the first blocks offer each other: login-init ⇄ signup-init, the sign-up listing its identifiers', async () => {
+    const login = (await processInit()).body.processResponse.blockBody;
+    expect(login.alternatives).toHaveLength(1);
+    expect(login.alternatives[0]).toMatchObject({ block: 'signup-init', authType: 'signup', data: { blockType: 'signup-init', identifiers: [{ type: 'email', identifier: '' }] }, alternatives: [] });
+    const signup = (await processInit(capable, 'signup-init')).body.processResponse.blockBody;
+    expect(signup.data.identifiers).toEqual([{ type: 'email', identifier: '' }]);
+    expect(signup.alternatives).toHaveLength(1);
+    expect(signup.alternatives[0]).toMatchObject({ block: 'login-init', authType: 'login', data: { blockType: 'login-init', identifierValue: '', isEmailAvailable: true }, alternatives: [] });
+    // A block answered with an error keeps the switch (the user may have meant the other one).
+    const unknown = await front('/v2/auth/login/init', { identifierValue: 'nobody@example.com', isPhone: false });
+    expect(unknown.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['signup-init']);
+    const bad = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'not-an-email' }] });
+    expect(bad.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['login-init']);
+    // web-js sends the block its page history shows as preferredBlock: any block type starts at login-init.
+    const again = await front('/v2/auth/process/init', { clientInformation: capable, preferredBlock: 'passkey-appended' });
+    expect(again.status).toBe(200);
+    expect(again.body.processResponse.blockBody.block).toBe('login-init');
+    expectError(await front('/v2/auth/process/init', { clientInformation: capable, preferredBlock: 'nonsense' }), 400, 'validation_error');
+    // The switch is taken in the page: the same process then signs up.
+    const init = await processInit();
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'switcher@example.com' }] }, { process: init.token });
+    expect(r.body.blockBody.block).toBe('passkey-append');
+  });
+
+  it('GET /v2/auth/process answers the block a stored process is at, with fresh ceremony options', async () => {
+    const init = await processInit();
+    const first = await get('/v2/auth/process', init.token);
+    expect(first.status).toBe(200);
+    expect(first.body.blockBody).toMatchObject({ block: 'login-init', data: { identifierValue: '', conditionalUIChallenge: expect.any(String) } });
+    expect(first.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['signup-init']);
+    expect(first.body.common.frontendApiUrl).toBe(project.frontendApiUrl);
+    expect(first.body).not.toHaveProperty('newProcess');
+    expect((await get('/v2/auth/process?preferredBlock=signup-init', init.token)).body.blockBody.block).toBe('signup-init');
+    expectError(await get('/v2/auth/process?preferredBlock=nonsense', init.token), 400, 'validation_error');
+
+    await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'resumer@example.com' }] }, { process: init.token });
+    const append = await get('/v2/auth/process', init.token);
+    expect(append.body.blockBody).toMatchObject({ block: 'passkey-append', authType: 'signup', data: { identifierValue: 'resumer@example.com' } });
+    expect(append.body.blockBody.alternatives.map((a: { block: string }) => a.block)).toEqual(['email-verify']);
+    // The options the resumed block carries are the ones the ceremony accepts.
+    const { json } = new SoftAuthenticator().createFromOptions(append.body.blockBody.data.challenge, ORIGIN);
+    expect((await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token })).body.blockBody.block).toBe('passkey-appended');
+    expect((await get('/v2/auth/process', init.token)).body.blockBody).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
+    expect((await front('/v2/auth/process/complete', {}, { process: init.token })).body.blockBody.block).toBe('completed');
+    // A completed process is not resumed (the SDK starts a new one).
+    expectError(await get('/v2/auth/process', init.token), 409, 'process_completed');
+    // It needs a process token.
+    expect((await get('/v2/auth/process')).status).toBe(401);
+  });
+
+  it('GET /v2/auth/process shows a verification block again without sending another code', async () => {
+    const init = await processInit(noPlatform);
+    const before = smtp.received.length;
+    const r = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'reloader@example.com' }] }, { process: init.token });
+    expect(r.body.blockBody.block).toBe('email-verify');
+    const code = await codeFor('reloader@example.com', before);
+    const resumed = await get('/v2/auth/process', init.token);
+    expect(resumed.body.blockBody).toMatchObject({ block: 'email-verify', data: { verificationMethod: 'email-otp', identifier: 'reloader@example.com', retryNotBefore: r.body.blockBody.data.retryNotBefore } });
+    expect(smtp.received.slice(before).filter((m) => toOf(m) === 'reloader@example.com')).toHaveLength(1);
+    const done = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(done.body.blockBody.block).toBe('completed');
+  });
+
+  it('POST /v2/auth/process/reset starts over: a new process at the first block of the same kind', async () => {
+    const init = await processInit(capable, 'signup-init');
+    await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'restarter@example.com' }] }, { process: init.token });
+    const reset = await front('/v2/auth/process/reset', undefined, { process: init.token });
+    expect(reset.status).toBe(200);
+    expect(reset.body.newProcess).toEqual({ token: expect.stringMatching(JWT), expiresAt: expect.any(Number) });
+    expect(reset.body.newProcess.token).not.toBe(init.token);
+    expect(reset.body.blockBody).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [{ type: 'email', identifier: '' }] } });
+    // The new process is where the SDK goes on; the pending sign-up's identifier is the same user's to retry.
+    const fresh = reset.body.newProcess.token as string;
+    expect((await get('/v2/auth/process', fresh)).body.blockBody.block).toBe('signup-init');
+    const again = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'other.restarter@example.com' }] }, { process: fresh });
+    expect(again.body.blockBody.block).toBe('passkey-append');
+    // A login restarts at login-init.
+    const login = await front('/v2/auth/login/init', { identifierValue: 'nobody@example.com', isPhone: false });
+    const loginReset = await front('/v2/auth/process/reset', undefined, { process: login.body.newProcess.token });
+    expect(loginReset.body.blockBody.block).toBe('login-init');
+    // Needs a process token.
+    expect((await front('/v2/auth/process/reset', undefined)).status).toBe(401);
+  });
+
+  it('POST /v2/auth/events records the SDK\'s events (204) and validates them', async () => {
+    const init = await processInit();
+    const ok = await fetch(`${stack.frontendUrl}/v2/auth/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, 'x-corbado-process-id': init.token, origin: ORIGIN },
+      body: JSON.stringify({ eventType: 'login-error', challenge: init.body.processResponse.blockBody.data.conditionalUIChallenge }),
+    });
+    expect(ok.status).toBe(204);
+    expect(await ok.text()).toBe('');
+    expect((await front('/v2/auth/events', { eventType: 'append-explicit-abort' }, { process: init.token })).status).toBe(204);
+    expectError(await front('/v2/auth/events', { eventType: 'made-up' }, { process: init.token }), 400, 'validation_error');
+    expectError(await front('/v2/auth/events', {}, { process: init.token }), 400, 'validation_error');
+    expectError(await front('/v2/auth/events', { eventType: 'login-error', challenge: 'x'.repeat(65_537) }, { process: init.token }), 400, 'validation_error');
+    expect((await front('/v2/auth/events', { eventType: 'login-error' })).status).toBe(401);
+  });
+
+  it('passkey/append/start with the empty clientInformation web-core sends keeps what the browser said at init', async () => {
+    const init = await processInit();
+    await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'keeps.client@example.com' }] }, { process: init.token });
+    const start = await front('/v2/auth/passkey/append/start', { clientInformation: {} }, { process: init.token });
+    expect(start.body.blockBody.block).toBe('passkey-append');
+    // The user takes the code instead; a browser that can create passkeys is then offered the append again.
+    const before = smtp.received.length;
+    expect((await front('/v2/auth/identifier/verify/start', { identifierType: 'email', verificationType: 'email-otp' }, { process: init.token })).body.blockBody.block).toBe('email-verify');
+    const code = await codeFor('keeps.client@example.com', before);
+    const verified = await front('/v2/auth/identifier/verify/finish', { code, identifierType: 'email', verificationType: 'email-otp', isNewDevice: false }, { process: init.token });
+    expect(verified.body.blockBody.block).toBe('passkey-append');
+  });
+
+  it('block/skip from passkey-appended (the SDK\'s "Continue") completes with the session under both names', async () => {
+    const init = await processInit();
+    const signup = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'continuer@example.com' }] }, { process: init.token });
+    const { json } = new SoftAuthenticator().createFromOptions(signup.body.blockBody.data.challenge, ORIGIN);
+    expect((await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { process: init.token })).body.blockBody.block).toBe('passkey-appended');
+    const done = await front('/v2/auth/block/skip', {}, { process: init.token });
+    expect(done.status).toBe(200);
+    const data = done.body.blockBody.data;
+    expect(done.body.blockBody).toMatchObject({ block: 'completed', authType: 'signup' });
+    expect(data).toMatchObject({ sessionToken: expect.stringMatching(JWT), refreshToken: expect.stringMatching(/^rt_/), passkeyOperation: { operationType: 'append' } });
+    expect({ shortSession: data.shortSession, longSession: data.longSession }).toEqual({ shortSession: data.sessionToken, longSession: data.refreshToken });
+    expect((await verifySession(data.sessionToken)).kind).toBe('session');
+    // Completed once: skipping again is refused.
+    expectError(await front('/v2/auth/block/skip', {}, { process: init.token }), 409, 'process_completed');
+  });
+});
+
+describe('/v2/me with the refresh token as the bearer (what web-core 3.x sends)', () => {
+  it('serves the refresh token\'s session: /v2/me, its passkeys and their deletion; the session token still works', async () => {
+    const { completed, userID, credential } = await signUpWithPasskey('barbara@example.com', 'Barbara Liskov');
+    const rt = completed.refreshToken as string;
+    const me = await front('/v2/me', undefined, { bearer: rt, method: 'GET' });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: userID, fullName: 'Barbara Liskov' });
+    expect((await front('/v2/me', undefined, { bearer: completed.sessionToken, method: 'GET' })).body.id).toBe(userID);
+    const list = await front('/v2/me/passkeys', undefined, { bearer: rt, method: 'GET' });
+    expect(list.status).toBe(200);
+    expect(list.body.passkeys).toHaveLength(1);
+    const id = list.body.passkeys[0].id as string;
+    expect(id).toBeTruthy();
+    expect(credential).toBeDefined();
+    const del = await front(`/v2/me/passkeys/${encodeURIComponent(id)}`, undefined, { bearer: rt, method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect((await front('/v2/me/passkeys', undefined, { bearer: rt, method: 'GET' })).body.passkeys).toEqual([]);
+  });
+
+  it('refuses a traded-in, a logged-out, an unknown and another project\'s refresh token, and one without a project', async () => {
+    const { completed } = await signUpWithPasskey('edsger@example.com', 'Edsger Dijkstra');
+    const first = completed.refreshToken as string;
+    const refreshed = await front('/v2/me/refresh', {}, { bearer: first });
+    expect(refreshed.status).toBe(200);
+    expectError(await front('/v2/me', undefined, { bearer: first, method: 'GET' }), 401, 'refresh_token_rotated');
+    // Refused without ending the session: the newest token still works.
+    const newest = refreshed.body.refreshToken as string;
+    expect((await front('/v2/me', undefined, { bearer: newest, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me/logout', {}, { bearer: newest })).status).toBe(204);
+    expectError(await front('/v2/me', undefined, { bearer: newest, method: 'GET' }), 401, 'session_ended');
+    expectError(await front('/v2/me/passkeys', undefined, { bearer: `rt_${'B'.repeat(43)}`, method: 'GET' }), 401, 'invalid_refresh_token');
+
+    const other = await stack.createProject('auth-flows-e2e-other', [ORIGIN]);
+    const live = (await signUpWithPasskey('tony@example.com', 'Tony Hoare')).completed.refreshToken as string;
+    const foreign = await fetch(`${stack.frontendUrl}/v2/me`, { headers: { authorization: `Bearer ${live}`, 'x-corbado-projectid': other.projectID } });
+    expect(foreign.status).toBe(401);
+    expect(((await foreign.json()) as { error: { type: string } }).error.type).toBe('invalid_refresh_token');
+    const unnamed = await fetch(`${stack.frontendUrl}/v2/me`, { headers: { authorization: `Bearer ${live}` } });
+    expect(unnamed.status).toBe(401);
+    expect(((await unnamed.json()) as { error: { type: string } }).error.type).toBe('project_required');
+  });
+});
+
+describe('a project that keeps refresh tokens (session-settings --refresh-rotation keep, for the web SDKs)', () => {
+  it('answers every refresh with the same refresh token, which keeps working on /v2/me until logout', async () => {
+    const kept = await stack.createProject('auth-flows-e2e-keep', [ORIGIN]);
+    const admin = await openProjectAdmin({ mongodbUri: stack.env.MONGODB_URI, masterKey: parseMasterKey(stack.env.MASTER_KEY), urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL } });
+    try {
+      await updateSessionSettings(admin.deps, kept.projectID, { refreshTokenRotation: 'keep' });
+    } finally {
+      await admin.close();
+    }
+    const o = { project: kept };
+    const init = await front('/v2/auth/process/init', { clientInformation: capable }, o);
+    const signup = await front('/v2/auth/signup/init', { identifiers: [{ type: 'email', identifier: 'kept@example.com' }] }, { ...o, process: init.body.token });
+    const { json } = new SoftAuthenticator().createFromOptions(signup.body.blockBody.data.challenge, ORIGIN);
+    await front('/v2/auth/passkey/append/finish', { signedChallenge: JSON.stringify(json) }, { ...o, process: init.body.token });
+    const done = await front('/v2/auth/block/skip', {}, { ...o, process: init.body.token });
+    const rt = done.body.blockBody.data.refreshToken as string;
+    expect(rt).toMatch(/^rt_/);
+
+    const first = await front('/v2/me/refresh', {}, { ...o, bearer: rt });
+    const second = await front('/v2/me/refresh', {}, { ...o, bearer: rt });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect([first.body.refreshToken, first.body.longSession, second.body.refreshToken]).toEqual([rt, rt, rt]);
+    expect(second.body.sessionToken).toMatch(JWT);
+    expect((await front('/v2/me', undefined, { ...o, bearer: rt, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me', undefined, { ...o, bearer: second.body.sessionToken, method: 'GET' })).status).toBe(200);
+    expect((await front('/v2/me/logout', {}, { ...o, bearer: rt })).status).toBe(204);
+    expectError(await front('/v2/me/refresh', {}, { ...o, bearer: rt }), 401, 'session_ended');
+    expectError(await front('/v2/me', undefined, { ...o, bearer: rt, method: 'GET' }), 401, 'session_ended');
   });
 });

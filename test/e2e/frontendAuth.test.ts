@@ -36,7 +36,15 @@ describe('bearer authentication through the gateway', () => {
   it('accepts the client key printed by the CLI', async () => {
     const r = await sessionConfig({ authorization: `Bearer ${project.clientKey}` });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ useSessionManagement: true, frontendApiUrl: project.frontendApiUrl });
+    // The session token's cookie under both names (web-core 2.x and 3.x); http://localhost:3000 is no https origin, so not Secure.
+    const cookie = { domain: 'localhost', secure: false, sameSite: 'lax', path: '/', lifetimeSeconds: 900 };
+    expect(r.body).toEqual({ useSessionManagement: true, frontendApiUrl: project.frontendApiUrl, shortSessionCookieConfig: cookie, sessionTokenCookieConfig: cookie });
+  });
+
+  it('describes a Secure cookie when every origin of the project is https', async () => {
+    const r = await sessionConfig({ 'x-corbado-projectid': other.projectID });
+    expect(r.status).toBe(200);
+    expect(r.body.sessionTokenCookieConfig).toEqual({ domain: 'localhost', secure: true, sameSite: 'lax', path: '/', lifetimeSeconds: 900 });
   });
 
   it('accepts X-Corbado-ProjectID in place of a client key', async () => {
@@ -147,5 +155,44 @@ describe('every process is healthy', () => {
     }
     const challengeMetrics = await (await fetch(`http://127.0.0.1:${stack.ports.challenge}/metrics`)).text();
     expect(challengeMetrics).toContain('rpc_server_duration_seconds');
+  });
+});
+
+describe('GET /v2/process-config (web-core 3.x reads it before it has a process)', () => {
+  const processConfig = (headers: Record<string, string>) =>
+    fetch(`${stack.frontendUrl}/v2/process-config`, { headers }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as Record<string, any> }));
+
+  it('answers the project named by X-Corbado-ProjectID (what the SDK sends) with its frontend API URL', async () => {
+    const r = await processConfig({ 'x-corbado-projectid': project.projectID, origin: 'http://localhost:3000' });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
+    expect(r.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    const other_ = await processConfig({ authorization: `Bearer ${other.clientKey}` });
+    expect(other_.body).toEqual({ useServerSideProcessId: false, frontendApiUrl: other.frontendApiUrl });
+  });
+
+  it('grants the preflight the SDK sends from an allowed origin, and no other', async () => {
+    const ok = await fetch(`${stack.frontendUrl}/v2/process-config`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET', 'access-control-request-headers': 'content-type,x-corbado-client-timezone,x-corbado-flags,x-corbado-projectid,x-corbado-sdk' },
+    });
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    expect(ok.headers.get('access-control-allow-headers')).toContain('x-corbado-projectid');
+    const evil = await fetch(`${stack.frontendUrl}/v2/process-config`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    expect(evil.status).toBe(403);
+  });
+
+  it('needs a project: none is 401, an unknown one 401, a process or session token the wrong kind', async () => {
+    expect((await processConfig({})).status).toBe(401);
+    const unknown = await processConfig({ 'x-corbado-projectid': 'pro-1' });
+    expect({ status: unknown.status, type: unknown.body.error?.type }).toEqual({ status: 401, type: 'invalid_project' });
+    const init = await fetch(`${stack.frontendUrl}/v2/auth/process/init`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID },
+      body: JSON.stringify({ clientInformation: { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false } }),
+    }).then((r) => r.json() as Promise<{ token: string }>);
+    const wrong = await processConfig({ authorization: `Bearer ${init.token}` });
+    expect({ status: wrong.status, type: wrong.body.error?.type }).toEqual({ status: 401, type: 'wrong_token_kind' });
   });
 });

@@ -173,9 +173,16 @@ describe('PATCH /v2/me', () => {
     expectError(await front('PATCH', '/v2/me', { token: await processToken(), body }), 401, 'wrong_token_kind');
     const stranger = await signedIn('Stranger', [['email', 'rename-stranger@example.com']], other);
     expectError(await front('PATCH', '/v2/me', { token: stranger.sessionToken, body }), 401, 'project_mismatch');
-    // The refresh token is not a session token here (no bearer refresh on PATCH /v2/me).
-    expect((await front('PATCH', '/v2/me', { token: user.refreshToken!, body })).status).toBe(401);
     expect((await me(user)).fullName).toBe('Guarded');
+  });
+
+  it("takes the session's refresh token as bearer too (web-core's SessionService authenticates /v2/me* with it), not another project's", async () => {
+    const user = await signedIn('Refreshing', [['email', 'rename-refresh@example.com']]);
+    expectGeneric(await front('PATCH', '/v2/me', { token: user.refreshToken!, body: { fullName: 'By Refresh Token' } }));
+    expect((await me(user)).fullName).toBe('By Refresh Token');
+    const stranger = await signedIn('Stranger', [['email', 'rename-stranger-refresh@example.com']], other);
+    expect((await front('PATCH', '/v2/me', { token: stranger.refreshToken!, body: { fullName: 'Intruder' } })).status).toBe(401);
+    expect((await me(user)).fullName).toBe('By Refresh Token');
   });
 });
 

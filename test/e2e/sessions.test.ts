@@ -89,7 +89,9 @@ describe('/v2/me/refresh', () => {
     const s = await signedIn('Refresh User');
     const r = await me('/v2/me/refresh', s.refreshToken!);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['longSession', 'shortSession']);
+    // The reference's names and web-core 3.x's, the same tokens under each.
+    expect(Object.keys(r.body).sort()).toEqual(['longSession', 'refreshToken', 'sessionToken', 'shortSession']);
+    expect({ sessionToken: r.body.sessionToken, refreshToken: r.body.refreshToken }).toEqual({ sessionToken: r.body.shortSession, refreshToken: r.body.longSession });
     expect(r.body.longSession).toMatch(REFRESH_TOKEN);
     const { payload } = await jwtVerify(r.body.shortSession as string, createLocalJWKSet(await jwks()), { issuer: project.frontendApiUrl, audience: project.projectID });
     expect(payload).toMatchObject({ kind: 'session', sub: s.userId, sid: s.sessionId, name: 'Refresh User', identifiers: [] });

@@ -14,6 +14,10 @@ import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { initSignup, type SignupInput } from '../src/auth-flows/domain/initSignup.js';
 import { finishProcess } from '../src/auth-flows/domain/finishProcess.js';
 import { skipBlock } from '../src/auth-flows/domain/skipBlock.js';
+import { describeProcessState } from '../src/auth-flows/domain/describeProcessState.js';
+import { recordProcessEvent } from '../src/auth-flows/domain/recordProcessEvent.js';
+import { resetProcess } from '../src/auth-flows/domain/resetProcess.js';
+import { MAX_PROCESS_EVENTS } from '../src/auth-flows/store/authProcesses.js';
 import { finishIdentifierVerify } from '../src/auth-flows/domain/finishIdentifierVerify.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
@@ -82,7 +86,10 @@ describe('process init', () => {
 
   it('starts at signup-init when the page prefers it, asking the ceremony nothing', async () => {
     const { init: r } = await init(CAPABLE_BROWSER, 'signup-init');
-    expect(r.block).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [] } });
+    // The form's fields: every identifier the sign-up asks for, empty; login as the alternative.
+    expect(r.block).toMatchObject({ block: 'signup-init', authType: 'signup', data: { identifiers: [{ type: 'email', identifier: '' }] } });
+    expect(r.block.alternatives.map((b) => b.block)).toEqual(['login-init']);
+    expect(r.block.alternatives[0]!.alternatives).toEqual([]);
     expect(ceremony.calls.startMediation).toHaveLength(0);
   });
 });
@@ -251,5 +258,43 @@ describe('F2 login', () => {
     ceremony.failures.finishLogin = refusal;
     await expect(finishPasskeyLogin(deps, call, '{}')).rejects.toBe(refusal);
     expect((await deps.authProcesses.find(A, call.processId!))?.status).toBe('active');
+  });
+});
+
+describe('what web-core 3.x needs: resuming, resetting, events, Continue after the append', () => {
+  it('describeProcessState answers the stored block: the first block as preferred, then a fresh append', async () => {
+    const { call } = await init(CAPABLE_BROWSER);
+    expect(await describeProcessState(deps, call, '')).toMatchObject({ block: 'login-init', data: { conditionalUIChallenge: MEDIATION_OPTIONS }, alternatives: [{ block: 'signup-init' }] });
+    expect(await describeProcessState(deps, call, 'signup-init')).toMatchObject({ block: 'signup-init', alternatives: [{ block: 'login-init' }] });
+    await signup(call, { identifiers: [{ type: 'email', identifier: 'resume@example.com' }] });
+    const appends = ceremony.calls.startAppend.length;
+    expect(await describeProcessState(deps, call, '')).toMatchObject({ block: 'passkey-append', data: { challenge: ATTESTATION_OPTIONS } });
+    expect(ceremony.calls.startAppend).toHaveLength(appends + 1);
+    await finishPasskeyAppend(deps, call, '{"id":"att"}');
+    expect(await describeProcessState(deps, call, '')).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
+    // Continue (block/skip) from passkey-appended completes.
+    await sessionOf(await skipBlock(deps, call));
+    expect((await rejection(describeProcessState(deps, call, ''))).type).toBe('process_completed');
+  });
+
+  it('resetProcess starts a new process at the first block of the same kind', async () => {
+    const { call } = await init(CAPABLE_BROWSER, 'signup-init');
+    await signup(call, { identifiers: [{ type: 'email', identifier: 'reset@example.com' }] });
+    const r = await resetProcess(deps, call);
+    expect(r.block).toMatchObject({ block: 'signup-init', data: { identifiers: [{ type: 'email', identifier: '' }] } });
+    const fresh = callOf((await readProcessToken(deps, A, r.newProcess.token))!);
+    expect(fresh.processId).not.toBe(call.processId);
+    expect((await env.store.db.collection('auth_processes').findOne({ _id: fresh.processId as never }))).toMatchObject({ block: 'signup-init', authType: 'signup', status: 'active' });
+  });
+
+  it('recordProcessEvent keeps the newest events on the process; an unknown or connect process is refused', async () => {
+    const { call } = await init(CAPABLE_BROWSER);
+    for (let i = 0; i < MAX_PROCESS_EVENTS + 3; i++) await recordProcessEvent(deps, call, { type: 'login-error', challenge: `c${i}` });
+    const stored = await env.store.db.collection<{ events: { type: string; challenge?: string }[] }>('auth_processes').findOne({ _id: call.processId as never });
+    expect(stored!.events).toHaveLength(MAX_PROCESS_EVENTS);
+    expect(stored!.events.at(-1)).toMatchObject({ type: 'login-error', challenge: `c${MAX_PROCESS_EVENTS + 2}` });
+    expect((await rejection(recordProcessEvent(deps, callOf('apr-1'), { type: 'login-error' }))).type).toBe('process_not_found');
+    expect((await rejection(recordProcessEvent(deps, callOf('cpr-1'), { type: 'login-error' }))).type).toBe('wrong_process');
+    expect((await rejection(recordProcessEvent(deps, callOf(), { type: 'login-error' }))).type).toBe('process_token_required');
   });
 });

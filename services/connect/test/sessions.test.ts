@@ -22,6 +22,7 @@ import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
 import { KEY_ACTIVATION_DELAY_SECONDS, keyRetirementSeconds, rotateSigningKey } from '../src/projects/domain/rotateSigningKey.js';
 import { endSession } from '../src/sessions/domain/endSession.js';
 import { refreshSession } from '../src/sessions/domain/refreshSession.js';
+import { requireActiveRefreshToken } from '../src/sessions/domain/requireActiveRefreshToken.js';
 import { requireActiveSession } from '../src/sessions/domain/requireActiveSession.js';
 import { startSession } from '../src/sessions/domain/startSession.js';
 import { signToken } from '../src/projects/domain/signToken.js';
@@ -123,7 +124,11 @@ describe('startSession', () => {
         { type: 'email', value: 'ada@example.com' },
         { type: 'username', value: 'ada' },
       ]),
+      email: 'ada@example.com',
+      // The first identifier's value.
+      orig: (claims.identifiers as { value: string }[])[0]!.value,
     });
+    expect(['ada@example.com', 'ada']).toContain(claims.orig);
     expect(claims.identifiers).toHaveLength(2);
     expect(s.expiresAt).toBe(iat + 900);
 
@@ -268,6 +273,23 @@ describe('requireActiveSession', () => {
   });
 });
 
+describe('requireActiveRefreshToken (/v2/me/* with a refresh token)', () => {
+  it('gives the session of the current refresh token; refuses a traded-in, unknown, other project\'s or ended one', async () => {
+    const user = await newUser(A, 'Bearer Refresh');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect(await requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! })).toMatchObject({ _id: s.sessionId, userId: user._id });
+    const r = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ code: Code.Unauthenticated, type: 'refresh_token_rotated' });
+    // Refused without ending the session.
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'active' });
+    expect(await requireActiveRefreshToken(deps, { projectId: A, refreshToken: r.refreshToken })).toMatchObject({ _id: s.sessionId });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: B, refreshToken: r.refreshToken }))).toMatchObject({ type: 'invalid_refresh_token' });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: `rt_${'q'.repeat(43)}` }))).toMatchObject({ type: 'invalid_refresh_token' });
+    await endSession(deps, { projectId: A, sessionId: s.sessionId });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: r.refreshToken }))).toMatchObject({ type: 'session_ended' });
+  });
+});
+
 describe('SessionService (as the gateway calls it)', () => {
   it('Refresh answers shortSession and longSession', async () => {
     const user = await newUser(A, 'Rpc Refresh');
@@ -275,6 +297,8 @@ describe('SessionService (as the gateway calls it)', () => {
     const r = await sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!));
     expect(r.longSession).toMatch(REFRESH_TOKEN);
     expect(await verify(A, r.shortSession)).toMatchObject({ sub: user._id, sid: s.sessionId });
+    // The same under web-core 3.x's names.
+    expect({ sessionToken: r.sessionToken, refreshToken: r.refreshToken }).toEqual({ sessionToken: r.shortSession, refreshToken: r.longSession });
     expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, r.longSession.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))))).toMatchObject({ code: Code.Unauthenticated });
     expect(await errorOf(sessionsRpc.refresh({}, { headers: { [HEADERS.projectId]: A, [HEADERS.tokenKind]: 'session' } }))).toMatchObject({ code: Code.Unauthenticated });
   });
@@ -313,6 +337,40 @@ describe('session settings', () => {
     expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
   });
 
+  it('keeps the refresh token where the project says so: every refresh answers it again, and the session checks still apply', async () => {
+    const { project } = await createProject(deps, { name: 'Sessions keep', rpId: 'example.com', origins: ['https://app.example.com'] });
+    const user = await newUser(project._id, 'Kept', [{ type: 'email', value: 'kept@example.com' }]);
+    // A token from before the switch, already traded in: still a reuse afterwards.
+    const before = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    const traded = await refreshSession(deps, { projectId: project._id, refreshToken: before.refreshToken! });
+    expect(traded.refreshToken).not.toBe(before.refreshToken);
+    await updateSessionSettings(deps, project._id, { refreshTokenRotation: 'keep' });
+    expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: before.refreshToken! }))).toMatchObject({ type: 'refresh_token_reused' });
+    expect(await sessionRecord(before.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'refresh_token_reuse' });
+
+    const s = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    advance(600);
+    const r1 = await refreshSession(deps, { projectId: project._id, refreshToken: s.refreshToken! });
+    advance(600);
+    const r2 = await refreshSession(deps, { projectId: project._id, refreshToken: s.refreshToken! });
+    expect([r1.refreshToken, r2.refreshToken]).toEqual([s.refreshToken, s.refreshToken]);
+    expect(r2.sessionToken).not.toBe(r1.sessionToken);
+    expect(await verify(project._id, r2.sessionToken)).toMatchObject({ sub: user._id, sid: s.sessionId });
+    const stored = await env.store.db.collection<RefreshTokenRecord>('refresh_tokens').find({ sessionId: s.sessionId }).toArray();
+    expect(stored.map((t) => t.status)).toEqual(['active']);
+    expect(await requireActiveRefreshToken(deps, { projectId: project._id, refreshToken: s.refreshToken! })).toMatchObject({ _id: s.sessionId });
+    // Unknown, another project's, and after logout: refused as with rotation.
+    expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: `rt_${'k'.repeat(43)}` }))).toMatchObject({ type: 'invalid_refresh_token' });
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'invalid_refresh_token' });
+    await endSession(deps, { projectId: project._id, refreshToken: s.refreshToken! });
+    expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    // Past the session's end.
+    const late = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    advance(31 * DAY);
+    expect(await errorOf(refreshSession(deps, { projectId: project._id, refreshToken: late.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await errorOf(updateSessionSettings(deps, project._id, { refreshTokenRotation: 'never' as 'keep' }))).toMatchObject({ type: 'validation_error' });
+  });
+
   it('refuses lifetimes out of range', async () => {
     for (const bad of [{ sessionLifetimeSeconds: 59 }, { sessionLifetimeSeconds: 86_401 }, { refreshLifetimeSeconds: 3599 }, { refreshLifetimeSeconds: 31_536_001 }, { sessionLifetimeSeconds: 90.5 }]) {
       expect(await errorOf(updateSessionSettings(deps, A, bad))).toMatchObject({ code: Code.InvalidArgument, type: 'validation_error' });
@@ -323,9 +381,12 @@ describe('session settings', () => {
   it('session-settings (CLI) sets and prints them', async () => {
     const { project } = await createProject(deps, { name: 'Sessions CLI', rpId: 'example.com', origins: ['https://app.example.com'] });
     const shown = await parseProjectCommand(['session-settings', '--project', project._id]).run(deps);
-    expect(shown).toEqual({ projectID: project._id, sessionLifetimeSeconds: 900, refreshLifetimeSeconds: 2_592_000 });
+    expect(shown).toEqual({ projectID: project._id, sessionLifetimeSeconds: 900, refreshLifetimeSeconds: 2_592_000, refreshTokenRotation: 'rotate' });
     const set = await parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '300', '--refresh-lifetime', '86400']).run(deps);
-    expect(set).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400 });
+    expect(set).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'rotate' });
+    const kept = await parseProjectCommand(['session-settings', '--project', project._id, '--refresh-rotation', 'keep']).run(deps);
+    expect(kept).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'keep' });
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--refresh-rotation', 'sometimes'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '10'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--refresh-lifetime', '1e9'])).toThrow(UsageError);
   });

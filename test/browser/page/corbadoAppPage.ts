@@ -89,14 +89,14 @@ const app = {
     return { ok: true, val: null };
   },
   /**
-   * What @corbado/shared-ui's CompletedBlock does with a `completed` block:
-   * `app.sessionService.setSession(data.shortSession, data.longSession)`.
+   * What @corbado/shared-ui 3.5.0 does with a `completed` block (ProcessHandler.onProcessCompleted):
+   * `app.sessionService.setSession(data.sessionToken, data.refreshToken)`.
    */
   setSessionFromCompleted(res: ProcessResponse): AppResult {
     try {
       if (res.blockBody.block !== BlockType.Completed) return { ok: false, err: { name: 'NotCompleted', message: `block is ${res.blockBody.block}` } };
-      const data = res.blockBody.data as { shortSession: string; longSession?: string };
-      sessions().setSession(data.shortSession, data.longSession);
+      const data = res.blockBody.data as { sessionToken: string; refreshToken?: string };
+      sessions().setSession(data.sessionToken, data.refreshToken);
       return { ok: true, val: null };
     } catch (err) {
       return { ok: false, err: { ...describeError(err), name: `Thrown ${describeError(err).name}` } };

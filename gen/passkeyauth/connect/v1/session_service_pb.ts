@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/session_service.proto.
  */
 export const file_passkeyauth_connect_v1_session_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSIQCg5SZWZyZXNoUmVxdWVzdCI+Cg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkiDwoNTG9nb3V0UmVxdWVzdCIQCg5Mb2dvdXRSZXNwb25zZTKrAgoOU2Vzc2lvblNlcnZpY2UShwEKB1JlZnJlc2gSJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlJlZnJlc2hSZXF1ZXN0GicucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVzcG9uc2UiK6K7GCcKBFBPU1QSDi92Mi9tZS9yZWZyZXNoGgZiZWFyZXIiB3JlZnJlc2gSjgEKBkxvZ291dBIlLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9nb3V0UmVxdWVzdBomLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9nb3V0UmVzcG9uc2UiNaK7GDEKBFBPU1QSDS92Mi9tZS9sb2dvdXQaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaEABYgZwcm90bzM", [file_passkeyauth_gateway_v1_http]);
+  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSIQCg5SZWZyZXNoUmVxdWVzdCJsCg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkSFQoNc2Vzc2lvbl90b2tlbhgDIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UyqwIKDlNlc3Npb25TZXJ2aWNlEocBCgdSZWZyZXNoEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUmVmcmVzaFJlc3BvbnNlIiuiuxgnCgRQT1NUEg4vdjIvbWUvcmVmcmVzaBoGYmVhcmVyIgdyZWZyZXNoEo4BCgZMb2dvdXQSJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlcXVlc3QaJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vdjIvbWUvbG9nb3V0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2hAAWIGcHJvdG8z", [file_passkeyauth_gateway_v1_http]);
 
 /**
  * RefreshRequest has no fields: the refresh token is the bearer credential.
@@ -47,6 +47,20 @@ export type RefreshResponse = Message<"passkeyauth.connect.v1.RefreshResponse"> 
    * @generated from field: string long_session = 2;
    */
   longSession: string;
+
+  /**
+   * The new session token again, under the name web-core 3.x reads.
+   *
+   * @generated from field: string session_token = 3;
+   */
+  sessionToken: string;
+
+  /**
+   * The new refresh token again, under the name web-core 3.x uses for refresh tokens.
+   *
+   * @generated from field: string refresh_token = 4;
+   */
+  refreshToken: string;
 };
 
 /**

@@ -29,13 +29,14 @@ import {
   MIN_REFRESH_LIFETIME_SECONDS,
   MIN_SESSION_LIFETIME_SECONDS,
   refreshLifetimeOf,
+  refreshRotationOf,
   sessionLifetimeOf,
 } from '../sessions/domain/sessionLifetimes.js';
 import { updateSessionSettings } from '../sessions/domain/updateSessionSettings.js';
 import { parseConnectFlags, updateConnectSettings } from '../projects/domain/updateConnectSettings.js';
 import { updateEventSettings } from '../projects/domain/updateEventSettings.js';
 import { connectIndexes } from '../store/indexes.js';
-import { mongoProjectStore, type ProjectRecord } from '../projects/store/projects.js';
+import { mongoProjectStore, type ProjectRecord, type RefreshTokenRotation } from '../projects/store/projects.js';
 
 /** The repository root, where `.local/master.key` lives. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -171,8 +172,11 @@ commands:
   invite --project pro-… [--days N]
       issues an invitation token (default 30 days) for web SDK setInvitation(); prints {projectID, invitationToken, expiresAt}
   session-settings --project pro-… [--session-lifetime SECONDS (60–86400)] [--refresh-lifetime SECONDS (3600–31536000)]
+                   [--refresh-rotation rotate|keep]
       lifetime of session tokens (default 900) and of sessions with refresh tokens, from sign-in
-      (default 2592000 = 30 days); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds}
+      (default 2592000 = 30 days); whether a refresh spends the refresh token and returns a new one
+      (rotate, the default) or keeps it (keep: for the published web SDKs, which never store a new
+      one); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds, refreshTokenRotation}
   event-settings --project pro-… [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
       how long ceremony events (the audit trail) are kept before they expire (default 90 days;
       events recorded from then on use it); prints {projectID, eventRetentionDays}
@@ -200,7 +204,7 @@ export type ProjectCommandResult =
   | { projectID: string; origins: string[] }
   | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
   | { projectID: string; invitationToken: string; expiresAt: number }
-  | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number }
+  | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number; refreshTokenRotation: string }
   | { projectID: string; eventRetentionDays: number }
   | { projectID: string; cloneDetection: string }
   | { projectID: string; kid: string; activatesAt: string; clientKey: string; retiring: Array<{ kid: string; retiresAt: string }> };
@@ -354,16 +358,19 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
       };
     }
     case 'session-settings': {
-      const v = parse(args, { project: { type: 'string' }, 'session-lifetime': { type: 'string' }, 'refresh-lifetime': { type: 'string' } });
+      const v = parse(args, { project: { type: 'string' }, 'session-lifetime': { type: 'string' }, 'refresh-lifetime': { type: 'string' }, 'refresh-rotation': { type: 'string' } });
       const projectId = required(v, 'project');
       const sessionLifetimeSeconds = seconds(v, 'session-lifetime', MIN_SESSION_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS);
       const refreshLifetimeSeconds = seconds(v, 'refresh-lifetime', MIN_REFRESH_LIFETIME_SECONDS, MAX_REFRESH_LIFETIME_SECONDS);
+      const rotation = v['refresh-rotation'];
+      if (rotation !== undefined && rotation !== 'rotate' && rotation !== 'keep') throw new UsageError('--refresh-rotation must be rotate or keep');
+      const refreshTokenRotation: RefreshTokenRotation | undefined = rotation;
       return {
         command,
         async run(deps) {
           // Without options it only shows the current settings.
-          const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds });
-          return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p) };
+          const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds, ...(refreshTokenRotation ? { refreshTokenRotation } : {}) });
+          return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p), refreshTokenRotation: refreshRotationOf(p) };
         },
       };
     }

@@ -12,6 +12,7 @@ import type { IdentifierType } from '../../users/store/identifiers.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
+import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { offerLogin } from './offerLogin.js';
@@ -22,7 +23,7 @@ import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuth
 export async function initLogin(deps: AuthFlowDeps, call: FlowCall, input: { identifierValue: string; isPhone: boolean }): Promise<{ block: Block } & Pick<StartedProcess, 'newProcess'>> {
   const started = await startAuthProcess(deps, call, { authType: 'login', block: 'login-init' });
   const withNew = (block: Block) => ({ block, ...(started.newProcess ? { newProcess: started.newProcess } : {}) });
-  const fieldError = (code: string, message: string) => withNew(buildLoginInitBlock({ identifierValue: input.identifierValue, isPhone: input.isPhone, fieldError: { code, message } }));
+  const fieldError = (code: string, message: string) => withNew(addFirstBlockSwitch(buildLoginInitBlock({ identifierValue: input.identifierValue, isPhone: input.isPhone, fieldError: { code, message } })));
 
   const identifier = input.isPhone ? phone(input.identifierValue) : classifyIdentifier(input.identifierValue);
   if (!identifier) return fieldError('identifier_invalid', input.isPhone ? 'enter a phone number in E.164 format (e.g. +4915112345678)' : 'enter an email address, phone number or username');

@@ -1,14 +1,14 @@
 /**
  * /v2/auth/process/init: starts an auth process from what the browser says about itself; the
  * first block is login-init (with a conditional-UI challenge when the browser supports passkey
- * autofill) or signup-init when the page prefers it.
+ * autofill) or signup-init when the page prefers it, each with the other as its alternative.
  */
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { describeAuthClient } from './describeAuthClient.js';
-import { buildLoginInitBlock } from './buildLoginInitBlock.js';
+import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
+import { buildLoginStartBlock } from './buildLoginStartBlock.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { startAuthProcess } from './startAuthProcess.js';
@@ -38,15 +38,6 @@ export async function initProcess(deps: AuthFlowDeps, call: FlowCall, input: Pro
     client,
     clientEnvHandle: env.handle,
   });
-  let block: Block;
-  if (signup) block = buildSignupInitBlock({ identifiers: [] });
-  else {
-    let conditionalUIChallenge: string | undefined;
-    if (client.conditionalMediationAvailable) {
-      const m = await deps.ceremony.startMediation(call, { client: describeAuthClient(process, call), processId: process._id });
-      if (m.loginAllow) conditionalUIChallenge = m.assertionOptions;
-    }
-    block = buildLoginInitBlock({ identifierValue: '', isPhone: false, ...(conditionalUIChallenge ? { conditionalUIChallenge } : {}) });
-  }
+  const block: Block = signup ? addFirstBlockSwitch(buildSignupInitBlock({ identifiers: [] })) : await buildLoginStartBlock(deps, call, process);
   return { token: newProcess!.token, expiresAt: newProcess!.expiresAt, ...(issued ? { newClientEnvHandle: env.handle } : {}), block };
 }

@@ -18,6 +18,7 @@ import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';
+import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import { type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerAppend.js';
@@ -57,7 +58,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
     checked.push(entry);
   }
   if (checked.some((c) => c.error)) {
-    return { block: buildSignupInitBlock({ identifiers: checked, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
+    return { block: addFirstBlockSwitch(buildSignupInitBlock({ identifiers: checked, fullName })), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
   }
 
   const now = deps.now();
@@ -71,7 +72,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
       for (const r of records) await deps.identifiers.delete(call.projectId, user._id, r._id);
       await deps.users.delete(call.projectId, user._id);
       const raced = checked.map((x) => (x === c ? { ...x, error: { code: 'identifier_already_in_use', message: `this ${c.type} is already registered; log in instead` } } : x));
-      return { block: buildSignupInitBlock({ identifiers: raced, fullName }), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
+      return { block: addFirstBlockSwitch(buildSignupInitBlock({ identifiers: raced, fullName })), ...(started.newProcess ? { newProcess: started.newProcess } : {}) };
     }
     records.push(record);
   }

@@ -6,6 +6,8 @@ import {
   AuthLoginInitResponseSchema,
   BlockSkipResponseSchema,
   IdentifierUpdateResponseSchema,
+  EventCreateResponseSchema,
+  GetProcessConfigResponseSchema,
   IdentifierVerifyFinishResponseSchema,
   IdentifierVerifyStartResponseSchema,
   IdentifierVerifyStatusResponseSchema,
@@ -15,7 +17,9 @@ import {
   PasskeyLoginStartResponseSchema,
   PasskeyMediationFinishResponseSchema,
   ProcessCompleteResponseSchema,
+  ProcessGetResponseSchema,
   ProcessInitResponseSchema,
+  ProcessResetResponseSchema,
   SignupInitResponseSchema,
   type BlockBodySchema,
   type ProcessResponseSchema,
@@ -29,6 +33,9 @@ import { finishPasskeyLogin } from '../domain/finishPasskeyLogin.js';
 import { startPasskeyLogin } from '../domain/startPasskeyLogin.js';
 import { finishPasskeyMediation } from '../domain/finishPasskeyMediation.js';
 import { initProcess } from '../domain/initProcess.js';
+import { describeProcessState } from '../domain/describeProcessState.js';
+import { recordProcessEvent } from '../domain/recordProcessEvent.js';
+import { resetProcess } from '../domain/resetProcess.js';
 import { initSignup } from '../domain/initSignup.js';
 import { finishProcess } from '../domain/finishProcess.js';
 import { skipBlock } from '../domain/skipBlock.js';
@@ -38,6 +45,7 @@ import { getVerificationStatus } from '../domain/getVerificationStatus.js';
 import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { describedClient } from './describedClient.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
 import { getProject } from '../../projects/domain/getProject.js';
 
@@ -63,6 +71,24 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
   }
 
   return {
+    async getProcessConfig(_req, ctx) {
+      const project = await getProject(deps, flowCall(ctx).projectId);
+      // The process token travels in x-corbado-process-id, which the SDK stores itself: never a server-side process ID.
+      return create(GetProcessConfigResponseSchema, { useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
+    },
+    async processGet(req, ctx) {
+      const call = flowCall(ctx);
+      return create(ProcessGetResponseSchema, { processResponse: await answer(call, await describeProcessState(deps, call, req.preferredBlock)) });
+    },
+    async processReset(_req, ctx) {
+      const call = flowCall(ctx);
+      const r = await resetProcess(deps, call);
+      return create(ProcessResetResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+    },
+    async eventCreate(req, ctx) {
+      await recordProcessEvent(deps, flowCall(ctx), { type: req.eventType, ...(req.challenge !== undefined ? { challenge: req.challenge } : {}) });
+      return create(EventCreateResponseSchema, {});
+    },
     async processInit(req, ctx) {
       const call = flowCall(ctx);
       const r = await initProcess(deps, call, { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle, preferredBlock: req.preferredBlock });
@@ -85,7 +111,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyAppendStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyAppendFinish(req, ctx) {
       const call = flowCall(ctx);
@@ -93,7 +119,7 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
     },
     async passkeyLoginStart(req, ctx) {
       const call = flowCall(ctx);
-      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, req.clientInformation && clientSnapshot(req.clientInformation))) });
+      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyLoginFinish(req, ctx) {
       const call = flowCall(ctx);

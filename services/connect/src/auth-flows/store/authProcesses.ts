@@ -33,10 +33,23 @@ export interface AuthProcessRecord {
   ceremonyType?: string;
   /** The pending challenge of a verification block. */
   challenge?: { id: string; method: VerificationMethod; sentAt: Date };
+  /** What the browser reported (POST /v2/auth/events), newest last, at most MAX_PROCESS_EVENTS. */
+  events?: ProcessEvent[];
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date;
 }
+
+/** One event the web SDK reported: a passkey ceremony that failed or was cancelled, and the like. */
+export interface ProcessEvent {
+  type: string;
+  /** The challenge (ceremony options) the event is about, when the SDK named one. */
+  challenge?: string;
+  at: Date;
+}
+
+/** Events kept per process: the SDK reports a handful per flow; a page that sends more keeps the newest. */
+export const MAX_PROCESS_EVENTS = 20;
 
 export interface AuthProcessStore {
   insert(record: AuthProcessRecord): Promise<void>;
@@ -46,6 +59,8 @@ export interface AuthProcessStore {
    * steps one wins, and a finished or expired process never moves again. Null when nothing matched.
    */
   advance(projectId: string, id: string, from: readonly BlockType[], set: Partial<AuthProcessRecord>, now: Date): Promise<AuthProcessRecord | null>;
+  /** Appends an event to an unexpired process (keeping the newest MAX_PROCESS_EVENTS); false when there is none. */
+  appendEvent(projectId: string, id: string, event: ProcessEvent, now: Date): Promise<boolean>;
 }
 
 const KEEP_AFTER_EXPIRY_SECONDS = 86_400;
@@ -72,6 +87,10 @@ export function mongoAuthProcessStore(db: Db): AuthProcessStore {
         { $set: { ...set, updatedAt: now } },
         { returnDocument: 'after' },
       );
+    },
+    async appendEvent(projectId, id, event, now) {
+      const r = await coll.updateOne({ _id: id, projectId, expiresAt: { $gt: now } }, { $push: { events: { $each: [event], $slice: -MAX_PROCESS_EVENTS } } });
+      return r.matchedCount === 1;
     },
   };
 }

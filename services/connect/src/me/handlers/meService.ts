@@ -1,4 +1,4 @@
-/** MeService RPCs (frontend /v2/me/*, session tokens): proto ⇄ domain mapping only. */
+/** MeService RPCs (frontend /v2/me/*, session or refresh tokens): proto ⇄ domain mapping only. */
 import { create } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
@@ -17,7 +17,8 @@ import {
   VerifyIdentifierFinishResponseSchema,
   VerifyIdentifierStartResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
-import { tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { refreshTokenKey, tokenKindKey, tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
+import { requireActiveRefreshToken } from '../../sessions/domain/requireActiveRefreshToken.js';
 import { addMyIdentifier } from '../domain/addMyIdentifier.js';
 import { changeMyIdentifier } from '../domain/changeMyIdentifier.js';
 import { deleteMyAccount } from '../domain/deleteMyAccount.js';
@@ -40,58 +41,71 @@ function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };
 }
 
+/**
+ * meCall, also for a refresh token (web-core's SessionService authenticates /v2/me/* with it): the
+ * user and session are those of the session the token names, once it is checked to be that active
+ * session's current token (requireActiveRefreshToken.ts).
+ */
+async function signedInCall(deps: MeDeps, ctx: HandlerContext): Promise<MeCall> {
+  const refreshToken = ctx.values.get(refreshTokenKey);
+  if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) return meCall(ctx);
+  const call = flowCall(ctx);
+  const session = await requireActiveRefreshToken(deps, { projectId: call.projectId, refreshToken });
+  return { ...call, userId: session.userId, sessionId: session._id };
+}
+
 export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
   return {
     async getMe(_req, ctx) {
-      const me = await getMe(deps, meCall(ctx));
+      const me = await getMe(deps, await signedInCall(deps, ctx));
       return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: [] });
     },
     async listMyPasskeys(_req, ctx) {
-      const passkeys = await listMyPasskeys(deps, meCall(ctx));
+      const passkeys = await listMyPasskeys(deps, await signedInCall(deps, ctx));
       return create(ListMyPasskeysResponseSchema, {
         passkeys: passkeys.map(connectPasskeyMessage),
         paging: { page: 1, totalPages: 1, totalItems: passkeys.length },
       });
     },
     async deleteMyPasskey(req, ctx) {
-      await deleteMyPasskey(deps, meCall(ctx), req.credentialId);
+      await deleteMyPasskey(deps, await signedInCall(deps, ctx), req.credentialId);
       return create(DeleteMyPasskeyResponseSchema, { id: req.credentialId });
     },
     async appendPasskeyStart(req, ctx) {
-      const r = await startMyAppend(deps, meCall(ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
+      const r = await startMyAppend(deps, await signedInCall(deps, ctx), { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle });
       return create(AppendPasskeyStartResponseSchema, { ...r });
     },
     async appendPasskeyFinish(req, ctx) {
-      await finishMyAppend(deps, meCall(ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
+      await finishMyAppend(deps, await signedInCall(deps, ctx), { attestationResponse: req.attestationResponse, client: clientSnapshot(req.clientInformation!) });
       return create(AppendPasskeyFinishResponseSchema, { result: {} });
     },
     async verifyIdentifierStart(req, ctx) {
-      await startIdentifierVerification(deps, meCall(ctx), req.identifierId);
+      await startIdentifierVerification(deps, await signedInCall(deps, ctx), req.identifierId);
       return create(VerifyIdentifierStartResponseSchema, { result: {} });
     },
     async verifyIdentifierFinish(req, ctx) {
-      await finishIdentifierVerification(deps, meCall(ctx), { identifierId: req.identifierId, code: req.code });
+      await finishIdentifierVerification(deps, await signedInCall(deps, ctx), { identifierId: req.identifierId, code: req.code });
       return create(VerifyIdentifierFinishResponseSchema, { result: {} });
     },
     async updateMe(req, ctx) {
       // Required by the validation rules, so present here.
-      await updateMyName(deps, meCall(ctx), req.fullName!);
+      await updateMyName(deps, await signedInCall(deps, ctx), req.fullName!);
       return create(UpdateMeResponseSchema, { result: {} });
     },
     async deleteMe(_req, ctx) {
-      await deleteMyAccount(deps, meCall(ctx));
+      await deleteMyAccount(deps, await signedInCall(deps, ctx));
       return create(DeleteMeResponseSchema, { result: {} });
     },
     async createMyIdentifier(req, ctx) {
-      await addMyIdentifier(deps, meCall(ctx), { identifierType: req.identifierType, value: req.value });
+      await addMyIdentifier(deps, await signedInCall(deps, ctx), { identifierType: req.identifierType, value: req.value });
       return create(CreateMyIdentifierResponseSchema, { result: {} });
     },
     async updateMyIdentifier(req, ctx) {
-      await changeMyIdentifier(deps, meCall(ctx), { identifierId: req.identifierId, identifierType: req.identifierType, value: req.value });
+      await changeMyIdentifier(deps, await signedInCall(deps, ctx), { identifierId: req.identifierId, identifierType: req.identifierType, value: req.value });
       return create(UpdateMyIdentifierResponseSchema, { result: {} });
     },
     async deleteMyIdentifier(req, ctx) {
-      await removeMyIdentifier(deps, meCall(ctx), req.identifierId);
+      await removeMyIdentifier(deps, await signedInCall(deps, ctx), req.identifierId);
       return create(DeleteMyIdentifierResponseSchema, { result: {} });
     },
     getUserDetailsConfig() {

@@ -18,6 +18,7 @@ import { listPublicJwks } from '../domain/listPublicJwks.js';
 import { isOriginAllowed } from '../domain/isOriginAllowed.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
+import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
 
 export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof ProjectService> {
   return {
@@ -43,8 +44,15 @@ export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof Projec
     },
     async getSessionConfig(_req, ctx) {
       const project = await getProject(deps, projectOf(ctx));
-      // Sessions are always issued and managed by this service.
-      return create(GetSessionConfigResponseSchema, { useSessionManagement: true, frontendApiUrl: project.frontendApiUrl });
+      // Sessions are always issued and managed by this service. The cookie is under both names
+      // (web-core 2.x reads shortSessionCookieConfig, 3.x only sessionTokenCookieConfig).
+      const cookie = describeSessionCookie(project);
+      return create(GetSessionConfigResponseSchema, {
+        useSessionManagement: true,
+        frontendApiUrl: project.frontendApiUrl,
+        shortSessionCookieConfig: cookie,
+        sessionTokenCookieConfig: cookie,
+      });
     },
   };
 }

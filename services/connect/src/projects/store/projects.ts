@@ -59,6 +59,9 @@ export type UserVerification = 'required' | 'preferred' | 'discouraged';
 /** Who delivers the values of B1 challenges. */
 export type ChallengeDelivery = 'app' | 'service';
 
+/** What /v2/me/refresh does with the refresh token (sessions/domain/refreshSession.ts). */
+export type RefreshTokenRotation = 'rotate' | 'keep';
+
 /** Roll-out of the connect flows (see decideFlowAllowed). */
 export type ConnectRollout = 'everyone' | 'invited' | 'nobody';
 
@@ -89,6 +92,8 @@ export interface ProjectRecord {
   sessionLifetimeSeconds?: number;
   /** Lifetime of a session with refresh tokens in seconds, from sign-in (default 30 days). */
   refreshLifetimeSeconds?: number;
+  /** Whether a refresh spends the refresh token and hands out a new one ("rotate", the default) or keeps it ("keep"). */
+  refreshTokenRotation?: RefreshTokenRotation;
   /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
   eventRetentionDays?: number;
   /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
@@ -121,7 +126,7 @@ export interface ProjectStore {
   /** Sets the connect roll-out and flags; null if the project does not exist. */
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
-  updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number }, now: Date): Promise<ProjectRecord | null>;
+  updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number; refreshTokenRotation?: RefreshTokenRotation }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
@@ -183,6 +188,7 @@ export function mongoProjectStore(db: Db): ProjectStore {
       const set: Partial<ProjectRecord> = { updatedAt: now };
       if (settings.sessionLifetimeSeconds !== undefined) set.sessionLifetimeSeconds = settings.sessionLifetimeSeconds;
       if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
+      if (settings.refreshTokenRotation !== undefined) set.refreshTokenRotation = settings.refreshTokenRotation;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
     updateEventSettings(projectId, settings, now) {

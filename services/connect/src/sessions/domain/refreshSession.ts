@@ -3,13 +3,20 @@
  * refresh token works once. Presenting one that was already traded in means two parties hold it
  * (a stolen copy, or the owner after the thief): since we cannot tell which one is legitimate, the
  * whole session ends, and with it the newest refresh token too (OAuth 2.0 Security BCP, §4.14).
+ *
+ * A project may keep refresh tokens instead (refreshRotationOf: "keep"), for clients that never
+ * store the token a refresh returns (the published web SDKs): the presented token is checked the
+ * same way (issued in the project, active, unexpired, its session active) and answered again as
+ * the refresh token; only the session token is new.
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
+import { refreshRotationOf } from './sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
+import type { RefreshTokenRecord } from '../store/sessions.js';
 
 export interface RefreshSessionInput {
   projectId: string;
@@ -28,8 +35,10 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
   const hash = hashRefreshToken(input.refreshToken);
   const now = deps.now();
 
+  const keep = refreshRotationOf(project) === 'keep';
   // One guarded update spends the token: of two concurrent refreshes with it, only one gets here.
-  const spent = await deps.sessions.rotateRefreshToken(project._id, hash, now);
+  // Kept tokens are only read: an active, unexpired one goes on to the session checks below.
+  const spent = keep ? usable(await deps.sessions.findRefreshToken(project._id, hash), now) : await deps.sessions.rotateRefreshToken(project._id, hash, now);
   if (!spent) {
     const known = await deps.sessions.findRefreshToken(project._id, hash);
     // Guard: never issued in this project (or already swept away): nothing to trade in.
@@ -55,6 +64,7 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
   }
 
   const signed = await signSessionToken(deps, project, session, user);
+  if (keep) return { sessionToken: signed.sessionToken, refreshToken: input.refreshToken, expiresAt: signed.expiresAt };
   const refreshToken = generateRefreshToken();
   await deps.sessions.insertRefreshToken({
     _id: hashRefreshToken(refreshToken),
@@ -66,4 +76,9 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
     expiresAt: session.expiresAt,
   });
   return { sessionToken: signed.sessionToken, refreshToken, expiresAt: signed.expiresAt };
+}
+
+/** The token if a refresh may use it now (what rotateRefreshToken's guard checks); else null. */
+function usable(token: RefreshTokenRecord | null, now: Date): RefreshTokenRecord | null {
+  return token && token.status === 'active' && token.expiresAt.getTime() > now.getTime() ? token : null;
 }

@@ -4,7 +4,7 @@
  * from sign-in, however often it is refreshed. Both are per-project settings with these defaults
  * and bounds (`project session-settings`).
  */
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { ProjectRecord, RefreshTokenRotation } from '../../projects/store/projects.js';
 
 export const DEFAULT_SESSION_LIFETIME_SECONDS = 900;
 export const MIN_SESSION_LIFETIME_SECONDS = 60;
@@ -20,4 +20,14 @@ export function sessionLifetimeOf(project: Pick<ProjectRecord, 'sessionLifetimeS
 
 export function refreshLifetimeOf(project: Pick<ProjectRecord, 'refreshLifetimeSeconds'>): number {
   return project.refreshLifetimeSeconds ?? DEFAULT_REFRESH_LIFETIME_SECONDS;
+}
+
+/**
+ * Whether a refresh spends the presented refresh token ("rotate", the default: a copied token is
+ * noticed when both holders use it) or keeps it ("keep": for clients that never store the token a
+ * refresh returns, as the published web SDKs web-core 2.x and 3.x do, which a rotating project logs
+ * out at their second refresh). Set with `project session-settings --refresh-rotation`.
+ */
+export function refreshRotationOf(project: Pick<ProjectRecord, 'refreshTokenRotation'>): RefreshTokenRotation {
+  return project.refreshTokenRotation ?? 'rotate';
 }

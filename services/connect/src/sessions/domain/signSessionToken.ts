@@ -7,7 +7,10 @@
  * - `sub` the user ID;
  * - `sid` the session ID (`ses-…`): /v2/me/* check that the session is still active, and logout names it;
  * - `name` the user's full name, else their first identifier's value, else "";
- * - `identifiers` every login identifier of the user as `{type, value}` (email, phone, username).
+ * - `identifiers` every login identifier of the user as `{type, value}` (email, phone, username);
+ * - `email`, `phone_number` the user's first email address and phone number, when they have one, and
+ *   `orig` their first identifier's value: the claims of the hosted service's session tokens, which
+ *   the web SDK's `user` (SessionUser) reports to the page.
  *
  * It never outlives its session: `exp` is the project's session lifetime from now, or the
  * session's end if that comes first.
@@ -40,6 +43,18 @@ export async function signSessionToken(
   // Guard: a session in its last second cannot carry a token at all; it has ended.
   if (remaining < 1) throw unauthenticated('session_ended', `session ${session._id} ended at ${session.expiresAt.toISOString()}`);
   const lifetime = Math.min(sessionLifetimeOf(project), remaining);
-  const sessionToken = await signToken(deps, project._id, { kind: 'session', sub: user._id, sid: session._id, name, identifiers }, { expiresIn: lifetime });
+  const email = identifiers.find((i) => i.type === 'email')?.value;
+  const phone = identifiers.find((i) => i.type === 'phone')?.value;
+  const claims = {
+    kind: 'session',
+    sub: user._id,
+    sid: session._id,
+    name,
+    identifiers,
+    ...(email ? { email } : {}),
+    ...(phone ? { phone_number: phone } : {}),
+    orig: identifiers[0]?.value ?? '',
+  };
+  const sessionToken = await signToken(deps, project._id, claims, { expiresIn: lifetime });
   return { sessionToken, expiresAt: nowSeconds + lifetime };
 }

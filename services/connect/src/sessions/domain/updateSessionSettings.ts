@@ -1,6 +1,9 @@
-/** Sets a project's session token lifetime and refresh (whole-session) lifetime; new sessions and refreshes use them. */
+/**
+ * Sets a project's session token lifetime, refresh (whole-session) lifetime and refresh token
+ * rotation; new sessions and refreshes use them.
+ */
 import { invalidArgument, notFound } from '../../../../runtime/errors.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { ProjectRecord, RefreshTokenRotation } from '../../projects/store/projects.js';
 import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
 import {
   MAX_REFRESH_LIFETIME_SECONDS,
@@ -12,6 +15,7 @@ import {
 export interface SessionSettingsInput {
   sessionLifetimeSeconds?: number;
   refreshLifetimeSeconds?: number;
+  refreshTokenRotation?: RefreshTokenRotation;
 }
 
 function checkSeconds(field: string, value: number | undefined, min: number, max: number): void {
@@ -26,6 +30,11 @@ function checkSeconds(field: string, value: number | undefined, min: number, max
 export async function updateSessionSettings(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, settings: SessionSettingsInput): Promise<ProjectRecord> {
   checkSeconds('sessionLifetimeSeconds', settings.sessionLifetimeSeconds, MIN_SESSION_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS);
   checkSeconds('refreshLifetimeSeconds', settings.refreshLifetimeSeconds, MIN_REFRESH_LIFETIME_SECONDS, MAX_REFRESH_LIFETIME_SECONDS);
+  if (settings.refreshTokenRotation !== undefined && settings.refreshTokenRotation !== 'rotate' && settings.refreshTokenRotation !== 'keep') {
+    throw invalidArgument('validation_error', `refreshTokenRotation must be "rotate" or "keep", got ${String(settings.refreshTokenRotation)}`, [
+      { field: 'refreshTokenRotation', message: 'must be rotate or keep' },
+    ]);
+  }
   const updated = await deps.projects.updateSessionSettings(projectId, settings, deps.now());
   if (!updated) throw notFound('project_not_found', `project ${projectId} does not exist`);
   return updated;

@@ -15,7 +15,8 @@ export function sessionServiceImpl(deps: SessionDeps): ServiceImpl<typeof Sessio
       // The gateway passes a refresh token only for token kind "refresh"; without one there is nothing to trade in.
       if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) throw unauthenticated('invalid_refresh_token', 'present a refresh token (Authorization: Bearer rt_…)');
       const r = await refreshSession(deps, { projectId: projectOf(ctx), refreshToken });
-      return create(RefreshResponseSchema, { shortSession: r.sessionToken, longSession: r.refreshToken });
+      // Under both names: the reference's (web-core 2.x) and web-core 3.x's.
+      return create(RefreshResponseSchema, { shortSession: r.sessionToken, longSession: r.refreshToken, sessionToken: r.sessionToken, refreshToken: r.refreshToken });
     },
     async logout(_req, ctx) {
       const projectId = projectOf(ctx);
