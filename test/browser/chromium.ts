@@ -4,8 +4,10 @@
  * itself. The authenticator is added before the page loads, so the SDK sees
  * isUserVerifyingPlatformAuthenticatorAvailable() === true when it describes the client.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import type { PageResult, SdkHelpers } from './page/connectPage.js';
 
@@ -24,13 +26,43 @@ export function chromiumRequired(): boolean {
   return Boolean(process.env.CI) || process.env.PASSKEYAUTH_REQUIRE_CHROMIUM === '1';
 }
 
-export async function launchChromium(): Promise<Browser> {
+export interface LaunchOptions {
+  /**
+   * A CA certificate (PEM) the browser trusts, added to the NSS database of a fresh home
+   * directory as docs/web-sdks.md tells developers to do for the TLS front's local CA (Chromium on
+   * Linux reads its trusted roots from $HOME/.pki/nssdb). Needs certutil (libnss3-tools).
+   */
+  trustedCaPem?: string;
+}
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   const missing = chromiumMissing();
   if (missing) throw new Error(missing);
-  return chromium.launch({
+  const home = options.trustedCaPem ? homeTrusting(options.trustedCaPem) : undefined;
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    ...(home ? { env: { ...process.env, HOME: home } } : {}),
   });
+  if (home) browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }));
+  return browser;
+}
+
+/** A temporary home directory whose NSS database trusts `caPem` for TLS servers. */
+function homeTrusting(caPem: string): string {
+  const home = mkdtempSync(join(tmpdir(), 'chromium-home-'));
+  const db = join(home, '.pki', 'nssdb');
+  mkdirSync(db, { recursive: true });
+  const caFile = join(home, 'ca.pem');
+  writeFileSync(caFile, caPem);
+  try {
+    execFileSync('certutil', ['-d', `sql:${db}`, '-N', '--empty-password'], { stdio: 'pipe' });
+    execFileSync('certutil', ['-d', `sql:${db}`, '-A', '-t', 'C,,', '-n', 'passkeyauth local development CA', '-i', caFile], { stdio: 'pipe' });
+  } catch (err) {
+    rmSync(home, { recursive: true, force: true });
+    throw new Error(`certutil could not add the CA to the browser's trust store (apt-get install libnss3-tools, as .ci/run does): ${(err as Error).message}`, { cause: err });
+  }
+  return home;
 }
 
 /** A credential as WebAuthn.getCredentials reports it (credentialId and userHandle are base64). */

@@ -22,7 +22,7 @@ beforeAll(async () => {
   project = await stack.createProject('demo-server-e2e', [ORIGIN]);
   other = await stack.createProject('demo-server-e2e-other', [ORIGIN]);
   const { projectID, apiSecret, frontendApiUrl, backendApiUrl } = project;
-  demo = await startDemo({ port: 0, project: { projectID, apiSecret, frontendApiUrl, backendApiUrl }, mailInboxUrl: 'http://127.0.0.1:1080' });
+  demo = await startDemo({ port: 0, project: { projectID, apiSecret, frontendApiUrl, backendApiUrl }, mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
 }, 120_000);
 afterAll(async () => {
   await demo?.close();
@@ -86,11 +86,17 @@ describe('pages', () => {
       '/account': ['id="passkeys"', 'id="add-passkey"', 'id="identifiers"', 'id="verify-form"', 'id="logout"', 'id="server-check"'],
       '/connect': ['id="pw-email"', 'id="connect-append"', 'id="connect-passkeys"', 'id="connect-identifier"', 'id="connect-result"'],
       '/backend': ['id="b-append"', 'id="b-login"', 'id="b-result"'],
+      '/web-js': ['id="corbado-auth"', 'id="corbado-passkeys"', 'id="server-check"', 'id="logout"', 'href="/assets/web-js.css"'],
     };
     for (const [path, fragments] of Object.entries(pages)) {
       const res = await fetch(`${demo.url}${path}`);
       expect(res.status, path).toBe(200);
-      expect(res.headers.get('content-security-policy')).toContain(`connect-src 'self' ${new URL(project.frontendApiUrl).origin}`);
+      const policy = res.headers.get('content-security-policy');
+      // The web SDK's first calls go to https://{projectID}.{suffix} (the TLS front).
+      expect(policy).toContain(`connect-src 'self' ${new URL(project.frontendApiUrl).origin} https://${project.projectID}.localhost:8443;`);
+      expect(policy).toContain("script-src 'self';");
+      // Only web-js's page takes the inline styles its components write.
+      expect(policy).toContain(path === '/web-js' ? "style-src 'self' 'unsafe-inline';" : "style-src 'self';");
       const html = await res.text();
       for (const f of fragments) expect(html, `${path} has ${f}`).toContain(f);
       // The shared header: every page in the navigation, this one marked as current, no marker left.
@@ -100,15 +106,18 @@ describe('pages', () => {
       expect(html).not.toContain('<!-- demo-');
       // The page's configuration: public values only.
       const config = JSON.parse(/<script id="demo-config" type="application\/json">(.*?)<\/script>/.exec(html)![1]!);
-      expect(config).toEqual({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: 'http://127.0.0.1:1080' });
+      expect(config).toEqual({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
       expect(html).not.toContain(project.apiSecret);
     }
-    for (const script of ['login', 'account', 'connect', 'backend']) {
+    // webJs: the published @corbado/web-js bundled in (built beside the server's start).
+    for (const script of ['login', 'account', 'connect', 'backend', 'webJs']) {
       const res = await fetch(`${demo.url}/assets/${script}.js`);
       expect(res.status, script).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
     }
     expect((await fetch(`${demo.url}/assets/style.css`)).status).toBe(200);
+    const sdkCss = await fetch(`${demo.url}/assets/web-js.css`);
+    expect([sdkCss.status, sdkCss.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
     expect((await fetch(`${demo.url}/nope`)).status).toBe(404);
   });
 });
