@@ -257,6 +257,33 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await page.page.evaluate(() => window.webjs.unmount());
   });
 
+  it('user UI: mountUserUI shows the account (name, email with its status, the passkeys) from GET /v2/me with the refresh token', async () => {
+    const before = await state();
+    expect(before.isAuthenticated, 'needs the login').toBe(true);
+    const node = new SDK(new Config(project.projectID, project.apiSecret, project.frontendApiUrl, project.backendApiUrl));
+    const { identifiers } = await node.identifiers().listByValueAndType(GRACE, 'email');
+    const user = await node.users().get(identifiers[0]!.userID);
+    await page.page.evaluate(() => window.webjs.mountUserUI());
+    const ui = page.page.locator('#corbado');
+    await ui.getByText('Your Account').waitFor({ timeout: 15_000 });
+    // The identifiers are shown as read-only fields.
+    await page.page.waitForFunction((email) => [...document.querySelectorAll('#corbado input')].some((i) => (i as HTMLInputElement).value === email), GRACE, { timeout: 15_000 });
+    const text = await ui.innerText();
+    expect(text).toContain('Email');
+    // The screen labels an identifier "verified" only for that status and "pending" for any other.
+    const status = ((await node.identifiers().listByValueAndType(GRACE, 'email')).identifiers[0]!.status as string);
+    expect(text).toContain(status === 'verified' ? 'verified' : 'pending');
+    if (user.fullName) expect(text).toContain(user.fullName);
+    await page.flush();
+    const me = page.exchanges.filter((e) => new URL(e.url).pathname === '/v2/me');
+    expect(me.map((e) => `${e.method} ${e.status}`)).toEqual(['GET 200']);
+    expect(me[0]!.requestHeaders.authorization).toBe(`Bearer ${before.refreshToken}`);
+    const body = JSON.parse(me[0]!.responseBody) as { id: string; identifiers: { value: string; status: string }[] };
+    expect(body.id).toBe(user.userID);
+    expect(body.identifiers.map((i) => i.value)).toEqual([GRACE]);
+    await page.page.evaluate(() => window.webjs.unmount());
+  });
+
   it('mountLoginUI after a logout: the passkey logs in again (conditional UI); mountSignUpUI offers the sign-up form', async () => {
     await page.page.evaluate(() => window.webjs.logout());
     const loggedInBefore = (await state()).loggedIn;

@@ -64,6 +64,9 @@ const webjs = {
   mountPasskeyListUI(): void {
     Corbado.mountPasskeyListUI(root);
   },
+  mountUserUI(): void {
+    Corbado.mountUserUI(root);
+  },
   unmount(): void {
     // Each mount* unmounts what the element held before, so one unmount covers every component.
     Corbado.unmountAuthUI(root);
