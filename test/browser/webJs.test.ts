@@ -4,6 +4,7 @@
  * in Debian's Chromium with a CDP virtual platform authenticator, against the real stack. A user
  * signs up with a passkey through mountAuthUI, logs out, logs in with the passkey through
  * mountAuthUI (conditional UI), deletes the passkey and creates another in mountPasskeyListUI,
+ * sees the account in mountUserUI,
  * logs in through mountLoginUI, and without the passkey types the email and logs in with the
  * emailed code; @corbado/node-sdk validates the session tokens the browser got, as an
  * application's backend would. Two more projects with 60-second session tokens show web-core's
