@@ -64,11 +64,18 @@ interface Asset {
 export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
   const { project } = opts;
   const assets = await loadAssets();
-  // The web SDK's bundle (React and all) takes esbuild about a second, so the server does not
-  // wait for it to listen (esbuild builds in its own process); its first request waits for it.
-  const webJsAssets = loadWebJsAssets();
-  // A failed build is logged once and answered as 500 to its requests (the handler's catch).
-  webJsAssets.catch((err: unknown) => console.error('demo: could not bundle the web-js page:', err));
+  // The web SDK's bundle (React and all) takes esbuild over a second of CPU, which `npm start`
+  // should not spend while its processes start: it is built when the web-js page is first asked
+  // for, and its script's request waits for it.
+  let webJsAssets: Promise<Map<string, Asset>> | undefined;
+  const webJsBundle = (): Promise<Map<string, Asset>> => {
+    if (!webJsAssets) {
+      webJsAssets = loadWebJsAssets();
+      // A failed build is logged once and answered as 500 to its requests (the handler's catch).
+      webJsAssets.catch((err: unknown) => console.error('demo: could not bundle the web-js page:', err));
+    }
+    return webJsAssets;
+  };
   const webSdkUrlSuffix = opts.webSdkUrlSuffix ?? '';
   const pages = await loadPages({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: opts.mailInboxUrl ?? '', webSdkUrlSuffix });
   const routes = apiRoutes({ backend: backendApi(project), tokens: tokenVerifier(project), users: new PasswordUsers(), sessions: new AppSessions() });
@@ -122,8 +129,9 @@ export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
 
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed', { allow: 'GET, HEAD' });
     const page = pages.get(path);
+    if (path === '/web-js') void webJsBundle().catch(() => undefined);
     if (page) return send(res, 200, 'text/html; charset=utf-8', page, { 'cache-control': 'no-store', ...(path === '/web-js' ? { 'content-security-policy': webJsPolicy } : {}) });
-    const asset = assets.get(path) ?? (path.startsWith('/assets/webJs.') ? (await webJsAssets).get(path) : undefined);
+    const asset = assets.get(path) ?? (path.startsWith('/assets/webJs.') ? (await webJsBundle()).get(path) : undefined);
     if (asset) return send(res, 200, asset.type, asset.body, { 'cache-control': 'no-cache' });
     if (path === '/favicon.ico') return send(res, 204, 'text/plain', '');
     return send(res, 404, 'text/plain; charset=utf-8', 'not found');
