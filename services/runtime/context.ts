@@ -1,6 +1,6 @@
 /** Per-request values, carried in Connect's contextValues (never in module globals). */
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
-import type { Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import { unauthenticated } from './errors.js';
 
 /** Headers the gateway (and services calling each other) use to pass the request's identity along. */
@@ -32,7 +32,17 @@ export const tokenProcessIdKey = createContextKey<string>('', { description: 'pr
 export const tokenUserIdKey = createContextKey<string>('', { description: 'user named by a verified session token' });
 export const tokenSessionIdKey = createContextKey<string>('', { description: 'session named by a verified session token' });
 export const refreshTokenKey = createContextKey<string>('', { description: 'presented refresh token (unverified)' });
-export const loggerKey = createContextKey<Logger | null>(null, { description: 'request logger' });
+/**
+ * A request's logger, made on first use: a pino child costs the redaction of its bindings, and
+ * most RPCs write no line (successes log at debug).
+ */
+export interface RequestLogger {
+  /** The child logger carrying the request's bindings (made once per request). */
+  get(): Logger;
+  /** Whether a line at this level would be written; asked of the parent, without making the child. */
+  enabled(level: Level): boolean;
+}
+export const loggerKey = createContextKey<RequestLogger | null>(null, { description: 'request logger' });
 
 /** The project the caller authenticated as; RPCs that act on tenant data require it. */
 export function projectOf(ctx: HandlerContext): string {

@@ -57,7 +57,11 @@ export function contextInterceptor(logger: Logger): Interceptor {
     if (sessionId && SUBJECT.test(sessionId)) req.contextValues.set(tokenSessionIdKey, sessionId);
     const refreshToken = req.header.get(HEADERS.refreshToken);
     if (refreshToken && refreshToken.length <= 64) req.contextValues.set(refreshTokenKey, refreshToken);
-    req.contextValues.set(loggerKey, logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) }));
+    let child: Logger | undefined;
+    req.contextValues.set(loggerKey, {
+      get: () => (child ??= logger.child({ requestId, rpc: req.method.name, ...(project ? { projectId: project } : {}) })),
+      enabled: (level) => logger.isLevelEnabled(level),
+    });
     return next(req);
   };
 }
@@ -75,14 +79,14 @@ export function observeInterceptor(metrics: Metrics): Interceptor {
     let code = 'ok';
     try {
       const res = await next(req);
-      if (log?.isLevelEnabled('debug')) log.debug({ code, ms: Math.round(elapsed() * 1000) }, 'rpc');
+      if (log?.enabled('debug')) log.get().debug({ code, ms: Math.round(elapsed() * 1000) }, 'rpc');
       return res;
     } catch (err) {
       const ce = ConnectError.from(err);
       code = Code[ce.code].toLowerCase();
       // The public message goes to the client; the cause (internal) only here.
       const level = ce.code === Code.Internal || ce.code === Code.Unknown ? 'error' : 'info';
-      log?.[level]({ code, ms: Math.round(elapsed() * 1000), err: ce.cause ?? ce.rawMessage }, 'rpc failed');
+      log?.get()[level]({ code, ms: Math.round(elapsed() * 1000), err: ce.cause ?? ce.rawMessage }, 'rpc failed');
       throw err;
     } finally {
       metrics.rpcDuration.observe({ method: `${req.service.typeName}/${req.method.name}`, code }, elapsed());

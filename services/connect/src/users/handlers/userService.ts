@@ -35,7 +35,7 @@ function identifierMessage(i: IdentifierRecord): MessageInitShape<typeof Identif
 
 export function userServiceImpl(deps: UserDeps): ServiceImpl<typeof UserService> {
   // The request's logger carries its request ID, so a failed challenge cleanup can be traced.
-  const withRequestLogger = (ctx: HandlerContext): UserDeps => ({ ...deps, logger: ctx.values.get(loggerKey) ?? deps.logger });
+  const withRequestLogger = (ctx: HandlerContext): UserDeps => ({ ...deps, logger: ctx.values.get(loggerKey)?.get() ?? deps.logger });
   return {
     async createUser(req, ctx) {
       const user = await createUser(deps, { projectId: projectOf(ctx), fullName: req.fullName, status: req.status, explicitWebauthnId: req.explicitWebauthnId });
