@@ -23,7 +23,7 @@ export interface BenchArgs {
   stackEnv: Record<string, string>;
 }
 
-export const USAGE = `usage: npm run bench -- [--scenario login,mediation,register,challenge] [--vus 32] [--duration 20] [--warmup 5]
+export const USAGE = `usage: npm run bench -- [--scenario login,mediation,register,challenge] [--vus 32] [--duration 20] [--warmup 30]
                       [--scale N] [--no-baseline] [--json FILE] [--strict]
                       [--url BACKEND_URL --project PROJECT_JSON [--metrics name=URL,...]] [--stack-env KEY=VALUE ...]`;
 
@@ -43,7 +43,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
         scenario: { type: 'string' },
         vus: { type: 'string', default: '32' },
         duration: { type: 'string', default: '20' },
-        warmup: { type: 'string', default: '5' },
+        warmup: { type: 'string', default: '30' },
         scale: { type: 'string' },
         'no-baseline': { type: 'boolean', default: false },
         json: { type: 'string' },
