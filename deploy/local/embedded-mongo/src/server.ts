@@ -78,6 +78,8 @@ export async function startEmbeddedMongo(opts: EmbeddedMongoOptions = {}): Promi
   const sockets = new Set<Socket>();
   let nextConnectionId = 1;
   const server: Server = createServer((socket) => {
+    // Every reply is one whole write; Nagle's algorithm could only hold it back (mongod sets TCP_NODELAY too).
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     serveConnection(socket, { catalog, cursors, connectionId: nextConnectionId++, db: 'admin' }, journal, log);
