@@ -32,8 +32,13 @@ export interface EmbeddedMongoOptions {
   log?: (line: string) => void;
 }
 
-/** Enough for every document a busy minute writes; a million stored passkeys then need about 2 KB each (their index entries). */
-export const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
+/**
+ * Enough for every document about half a minute of 300 logins/s writes (sessions are read back
+ * within a second, insights documents at the user's next login); a million stored passkeys then
+ * need about 2 KB each (their index entries). 64 MiB held the store above 250 MB of resident
+ * memory over one `npm run bench`, most of its old generation being this cache.
+ */
+export const DEFAULT_CACHE_BYTES = 32 * 2 ** 20;
 
 export interface EmbeddedMongo {
   uri: string;
