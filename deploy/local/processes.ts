@@ -97,8 +97,9 @@ export function embeddedMongoProcess(opts: { port: number; dataDir: string }): P
     // raised the login p99 to 1.7 s.)
     // The old generation grows by at most half before it is collected (--heap-growing-percent):
     // with a heap limit of gigabytes V8 lets it grow up to fourfold, and the store's resident
-    // memory reached 281 MB in the bench's register scenario with 81 MB live; with 50 % it peaked
-    // at 160 MB there for the same CPU per registration. Two glibc malloc arenas
+    // memory reached 281 MB in the bench's register scenario with 81 MB live; with 50 % (and the
+    // arenas below) it peaked at 160 MB in a register-then-challenge run, for about the same CPU
+    // per registration. Two glibc malloc arenas
     // (MALLOC_ARENA_MAX) instead of up to eight per core: the journal's writes run on libuv's
     // threads, and each thread's arena keeps its own freed memory.
     args: [`--max-old-space-size=${storeHeapLimitMb()}`, '--max-semi-space-size=16', '--heap-growing-percent=50', ...spec.args],

@@ -86,7 +86,8 @@ function timeCollection<T extends Document>(collection: Collection<T>, observe: 
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
       const command = COMMAND_OF[prop];
       const cursorCommand = CURSOR_COMMAND_OF[prop];
-      if (command === undefined && cursorCommand === undefined) return value;
+      // Called on the collection itself, as the driver's own code expects of `this`.
+      if (command === undefined && cursorCommand === undefined) return (value as (...args: unknown[]) => unknown).bind(target);
       let fn = wrapped.get(prop);
       if (fn === undefined) {
         const method = value as (...args: unknown[]) => unknown;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BenchUsageError, parseBenchArgs, SCENARIOS } from './parseBenchArgs.js';
 
 describe('parseBenchArgs', () => {
-  it('defaults to all scenarios, 32 virtual users, 20 s measured after 5 s warm-up, with the baseline', () => {
+  it('defaults to all scenarios, 32 virtual users, 20 s measured after 30 s warm-up, with the baseline', () => {
     const a = parseBenchArgs([]);
     expect(a).toMatchObject({ scenarios: [...SCENARIOS], vus: 32, durationSeconds: 20, warmupSeconds: 30, scale: null, baseline: true, jsonFile: null, strict: false, url: null });
   });
