@@ -46,5 +46,8 @@ USER 10001:10001
 # gateway: 8080 frontend API, 8081 backend API; ceremony 7101, challenge 7102, connect 7103.
 # Every process also serves /healthz, /readyz and /metrics on its (first) port.
 EXPOSE 8080 8081 7101 7102 7103
-ENTRYPOINT ["/nodejs/bin/node", "dist/deploy/container/entrypoint.js"]
+# The old generation may double between full collections: under a heap limit below 256 MB (the
+# manifests set 192) V8 would allow only 1.3x, and collect every second or so under load
+# (deploy/local/processes.ts). The flag is not allowed in NODE_OPTIONS, so it is passed here.
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "dist/deploy/container/entrypoint.js"]
 CMD ["gateway"]

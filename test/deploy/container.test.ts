@@ -81,7 +81,7 @@ describe('Dockerfile and .dockerignore', () => {
     // The uid/gid deploy/k8s runs the containers as (runAsUser/runAsGroup 10001).
     expect(runtime).toContain('USER 10001:10001');
     expect(runtime.some((l) => /^ENV .*HOST=0\.0\.0\.0/.test(l) && /NODE_ENV=production/.test(l))).toBe(true);
-    expect(runtime).toContain('ENTRYPOINT ["/nodejs/bin/node", "dist/deploy/container/entrypoint.js"]');
+    expect(runtime).toContain('ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "dist/deploy/container/entrypoint.js"]');
     expect(runtime).toContain('CMD ["gateway"]');
     expect(runtime.find((l) => l.startsWith('EXPOSE'))?.split(/\s+/).slice(1).sort()).toEqual(['7101', '7102', '7103', '8080', '8081']);
     // Only the built artefacts reach the runtime stage, never sources or dev dependencies.
@@ -141,6 +141,12 @@ describe('compiled processes from production dependencies only', () => {
   let ports: StackPorts;
   let env: Record<string, string>;
   const entry = () => join(app, 'dist', 'deploy', 'container', 'entrypoint.js');
+  /** node's own flags in the image's ENTRYPOINT (between the binary and the script), so a flag node refuses fails here. */
+  const entryNodeFlags = (() => {
+    const m = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(join(REPO, 'Dockerfile'), 'utf8'));
+    const argv = JSON.parse(m![1]) as string[];
+    return argv.slice(1, argv.indexOf('dist/deploy/container/entrypoint.js'));
+  })();
 
   beforeAll(async () => {
     temp = mkdtempSync(join(tmpdir(), 'passkeyauth-image-'));
@@ -173,8 +179,8 @@ describe('compiled processes from production dependencies only', () => {
     const specs = stackProcesses({ mongodbUri: env.MONGODB_URI, masterKey, ports, frontendApiUrl, backendApiUrl, logLevel: 'warn' });
     try {
       for (const spec of specs) {
-        // As the image runs it: node <entrypoint> <process>, production mode, no loader.
-        await supervisor.start({ ...spec, command: process.execPath, args: [entry(), spec.name], env: { ...spec.env, NODE_ENV: 'production', NODE_OPTIONS: '' } }, 60_000);
+        // As the image runs it: node <its flags> <entrypoint> <process>, production mode, no loader.
+        await supervisor.start({ ...spec, command: process.execPath, args: [...entryNodeFlags, entry(), spec.name], env: { ...spec.env, NODE_ENV: 'production', NODE_OPTIONS: '' } }, 60_000);
       }
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
