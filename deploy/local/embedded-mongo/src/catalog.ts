@@ -1,9 +1,10 @@
 /** Databases and their collections; turns every change into a journal record when durable. */
 import { Collection, ID_INDEX, type ChangeSink } from './collection.js';
-import { serialize } from 'bson';
 import type { Doc } from './documents.js';
+import { encodePutRecord, putRecordWriter } from './encodePutRecord.js';
 import { MongoCommandError } from './errors.js';
 import type { IndexSpec } from './indexes.js';
+import type { RecordWriter } from './journal.js';
 import { memoryTable, type DocumentSpill } from './spillDocuments.js';
 
 export interface RecordSink {
@@ -122,7 +123,7 @@ export class Catalog implements ChangeSink {
    * because every change from now on is also in the next journal, which replays after the
    * snapshot and ends with the same state (records are physical).
    */
-  capture(): Iterable<Doc | Uint8Array> {
+  capture(): Iterable<Doc | RecordWriter> {
     const parts: { db: string; name: string; specs: IndexSpec[]; coll: Collection }[] = [];
     for (const [db, colls] of this.dbs) {
       for (const [name, coll] of colls) parts.push({ db, name, specs: coll.indexSpecs(), coll });
@@ -131,30 +132,10 @@ export class Catalog implements ChangeSink {
       for (const { db, name, specs, coll } of parts) {
         yield { op: 'create', db, coll: name };
         for (const spec of specs) if (spec.name !== ID_INDEX.name) yield { op: 'index', db, coll: name, spec: { ...spec } };
-        for (const raw of coll.storedBytes()) yield encodePutRecord(db, name, raw);
+        for (const doc of coll.storedDocuments()) yield putRecordWriter(db, name, doc);
       }
     })();
   }
-}
-
-/**
- * The BSON of `{op: 'put', db, coll, doc}` around a document that is already BSON: the stored
- * bytes are spliced in rather than decoded and encoded again.
- */
-export function encodePutRecord(db: string, coll: string, raw: Uint8Array): Buffer {
-  const head = serialize({ op: 'put', db, coll });
-  const total = head.length - 1 + 1 + 4 + raw.length + 1;
-  const out = Buffer.allocUnsafe(total);
-  // The head without its closing 0, then an embedded-document element named "doc", then the closing 0.
-  out.set(head.subarray(0, head.length - 1), 0);
-  let off = head.length - 1;
-  out[off++] = 0x03;
-  off += out.write('doc\0', off, 'latin1');
-  out.set(raw, off);
-  off += raw.length;
-  out[off] = 0;
-  out.writeInt32LE(total, 0);
-  return out;
 }
 
 function checkCollectionName(db: string, name: string): void {

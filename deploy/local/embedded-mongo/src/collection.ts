@@ -9,7 +9,7 @@ import { matchPlainFilter } from './matchPlainFilter.js';
 import { Index, sameIndex, type DocKeys, type IndexSpec } from './indexes.js';
 import { BSON_READ_OPTIONS } from './journal.js';
 import { planQuery, type IndexPlan, type QueryPlan } from './planner.js';
-import { memoryTable, type DocumentTable } from './spillDocuments.js';
+import { memoryTable, type DocumentTable, type StoredDocument } from './spillDocuments.js';
 
 /** Where a collection reports every change, so the journal can make it durable. */
 export interface ChangeSink {
@@ -68,8 +68,8 @@ export class Collection {
    * Every document's BSON, read as the iteration reaches it (for a snapshot, which may take a
    * while: documents changed meanwhile are also in the next journal, which replays after it).
    */
-  *storedBytes(): Generator<Buffer> {
-    for (const [, raw] of this.docs.entries()) yield raw;
+  storedDocuments(): Iterable<StoredDocument> {
+    return this.docs.storedDocuments();
   }
 
   /** Lets go of every document (the collection was dropped). */

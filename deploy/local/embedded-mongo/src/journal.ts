@@ -40,9 +40,35 @@ const closeAsync = promisify(close);
 const HEADER = 8;
 /** How much of a snapshot may be written before it is synced. */
 const SNAPSHOT_SYNC_BYTES = 32 * 1024 * 1024;
+/** A snapshot is written in pieces of this size, through one buffer reused for each. */
+const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const MAX_FRAME = 64 * 1024 * 1024;
 /** Matches how the server reads BSON off the wire, so int64 stays int64 after a restart. */
 export const BSON_READ_OPTIONS = { promoteLongs: false } as const;
+
+/**
+ * A record that writes its own BSON (`length` bytes) into a buffer: a snapshot takes the stored
+ * documents this way, so it needs no Buffer per document.
+ */
+export interface RecordWriter {
+  length: number;
+  writeTo(target: Buffer, at: number): void;
+}
+
+/** What a snapshot is made of: records as documents, as BSON, or as writers of their BSON. */
+export type SnapshotRecord = Doc | Uint8Array | RecordWriter;
+
+function isRecordWriter(r: SnapshotRecord): r is RecordWriter {
+  return typeof (r as RecordWriter).writeTo === 'function';
+}
+
+/** Writes a writer's record framed (see frame) at `at` in `target`; returns the frame's length. */
+function writeFrame(target: Buffer, at: number, record: RecordWriter): number {
+  record.writeTo(target, at + HEADER);
+  target.writeUInt32LE(record.length, at);
+  target.writeUInt32LE(crc32c(target.subarray(at + HEADER, at + HEADER + record.length)), at + 4);
+  return HEADER + record.length;
+}
 
 export interface JournalOptions {
   /** Start a snapshot when the journal grows past this many bytes (and past the last snapshot's size). */
@@ -104,7 +130,7 @@ export class Journal {
     private fd: number,
     bytes: number,
     snapshotBytes: number,
-    private readonly capture: () => Iterable<Doc | Uint8Array>,
+    private readonly capture: () => Iterable<SnapshotRecord>,
     private readonly opts: JournalOptions,
   ) {
     this.bytes = bytes;
@@ -116,7 +142,7 @@ export class Journal {
    * `apply`, repairs a torn tail, and returns a journal ready for appends. `capture` must return
    * the records that rebuild the current state (used for snapshots).
    */
-  static async open(dir: string, apply: (record: Doc) => void, capture: () => Iterable<Doc | Uint8Array>, opts: JournalOptions = {}): Promise<Journal> {
+  static async open(dir: string, apply: (record: Doc) => void, capture: () => Iterable<SnapshotRecord>, opts: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true });
     const files = readdirSync(dir);
     for (const f of files) if (f.endsWith('.tmp')) unlinkSync(join(dir, f));
@@ -225,7 +251,7 @@ export class Journal {
     });
   }
 
-  private async writeSnapshot(gen: number, records: Iterable<Doc | Uint8Array>, oldGen: number, oldFd: number): Promise<void> {
+  private async writeSnapshot(gen: number, records: Iterable<SnapshotRecord>, oldGen: number, oldFd: number): Promise<void> {
     try {
       syncDir(this.dir);
       const tmp = join(this.dir, `snapshot-${gen}.bson.tmp`);
@@ -233,27 +259,41 @@ export class Journal {
       let size = 0;
       let syncedSize = 0;
       try {
-        let chunk: Buffer[] = [];
-        let chunkBytes = 0;
-        for (const r of records) {
-          const f = frame(r);
-          chunk.push(f);
-          chunkBytes += f.length;
-          if (chunkBytes > 4 * 1024 * 1024) {
-            await out.write(Buffer.concat(chunk));
-            size += chunkBytes;
-            chunk = [];
-            chunkBytes = 0;
-            // Synced as it goes: one sync of gigabytes at the end would hold the journal's
-            // synchronized writes (and so every acknowledgement) behind it on the same disk.
-            if (size - syncedSize >= SNAPSHOT_SYNC_BYTES) {
-              await out.datasync();
-              syncedSize = size;
-            }
+        const chunk = Buffer.allocUnsafe(SNAPSHOT_CHUNK_BYTES);
+        let used = 0;
+        const write = async (bytes: Buffer) => {
+          await out.write(bytes);
+          size += bytes.length;
+          // Synced as it goes: one sync of gigabytes at the end would hold the journal's
+          // synchronized writes (and so every acknowledgement) behind it on the same disk.
+          if (size - syncedSize >= SNAPSHOT_SYNC_BYTES) {
+            await out.datasync();
+            syncedSize = size;
           }
+        };
+        for (const r of records) {
+          const length = HEADER + (isRecordWriter(r) ? r.length : 0);
+          if (isRecordWriter(r) && used + length <= chunk.length) {
+            used += writeFrame(chunk, used, r);
+            continue;
+          }
+          // A record that does not fit is taken now, into a buffer of its own: a stored document
+          // may change or move while the chunk is being written out.
+          let f: Buffer;
+          if (isRecordWriter(r)) {
+            f = Buffer.allocUnsafe(length);
+            writeFrame(f, 0, r);
+          } else {
+            f = frame(r);
+          }
+          if (used + f.length > chunk.length) {
+            await write(chunk.subarray(0, used));
+            used = 0;
+          }
+          if (f.length > chunk.length) await write(f);
+          else used += f.copy(chunk, used);
         }
-        if (chunk.length) await out.write(Buffer.concat(chunk));
-        size += chunkBytes;
+        if (used) await write(chunk.subarray(0, used));
         await out.sync();
       } finally {
         await out.close();

@@ -283,6 +283,35 @@ describe.skipIf(!!process.env.MONGODB_URI)('durability of the embedded store', (
     await session(check, cache);
   });
 
+  // The snapshot is written through one 4 MiB buffer: records land across its edges, and a
+  // document larger than the buffer is written on its own.
+  it.each([
+    ['documents in memory', {}],
+    ['small documents spilled', { cacheBytes: 0 }],
+  ])('writes a snapshot larger than its write buffer, and restarts with every document (%s)', async (_, cache) => {
+    const docs: Loose[] = [];
+    for (let i = 0; i < 400; i++) docs.push({ _id: i, data: randomBytes(5000 + (i % 7) * 1000).toString('hex') });
+    docs.push({ _id: 'big', data: randomBytes(2.5 * 1024 * 1024).toString('hex') }); // 5 MiB of text
+    await session(async (db) => {
+      const coll = db.collection<Loose>('snap');
+      for (let i = 0; i < docs.length; i += 50) await coll.insertMany(docs.slice(i, i + 50));
+    }, cache);
+    // The first write of this session starts a snapshot of everything.
+    await session(async (db) => {
+      await db.collection<Loose>('snap').insertOne({ _id: 'after', data: 'x' });
+    }, { compactAfterBytes: 1, ...cache });
+    const snapshot = dataFiles(dir).find((f) => /^snapshot-\d+\.bson$/.test(f));
+    expect(snapshot).toBeDefined();
+    expect(statSync(join(dir, snapshot!)).size).toBeGreaterThan(2 * 4 * 1024 * 1024);
+    await session(async (db) => {
+      const stored = await db.collection<Loose>('snap').find().toArray();
+      const byId = new Map(stored.map((d) => [String(d._id), d]));
+      expect(stored).toHaveLength(docs.length + 1);
+      for (const d of docs) expect(byId.get(String(d._id))).toEqual(d);
+      expect(byId.get('after')).toEqual({ _id: 'after', data: 'x' });
+    }, cache);
+  });
+
   describe('torn journal tail', () => {
     async function writeSome(): Promise<void> {
       await session(async (db) => {
