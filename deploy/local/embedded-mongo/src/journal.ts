@@ -76,8 +76,13 @@ export interface JournalOptions {
   onError?: (err: unknown) => void;
 }
 
-/** A frame around a record, given as a document or as its BSON already. */
-export function frame(record: Doc | Uint8Array): Buffer {
+/** A frame around a record, given as a document, as its BSON already, or as a writer of its BSON. */
+export function frame(record: SnapshotRecord): Buffer {
+  if (isRecordWriter(record)) {
+    const out = Buffer.allocUnsafe(HEADER + record.length);
+    writeFrame(out, 0, record);
+    return out;
+  }
   const body = record instanceof Uint8Array ? record : serialize(record);
   const out = Buffer.allocUnsafe(HEADER + body.length);
   out.writeUInt32LE(body.length, 0);
@@ -272,20 +277,13 @@ export class Journal {
           }
         };
         for (const r of records) {
-          const length = HEADER + (isRecordWriter(r) ? r.length : 0);
-          if (isRecordWriter(r) && used + length <= chunk.length) {
+          if (isRecordWriter(r) && used + HEADER + r.length <= chunk.length) {
             used += writeFrame(chunk, used, r);
             continue;
           }
           // A record that does not fit is taken now, into a buffer of its own: a stored document
           // may change or move while the chunk is being written out.
-          let f: Buffer;
-          if (isRecordWriter(r)) {
-            f = Buffer.allocUnsafe(length);
-            writeFrame(f, 0, r);
-          } else {
-            f = frame(r);
-          }
+          const f = frame(r);
           if (used + f.length > chunk.length) {
             await write(chunk.subarray(0, used));
             used = 0;
