@@ -42,7 +42,8 @@ export class RecordingInsights implements InsightsService {
   readonly events: (CeremonyEvent & { notificationRequested?: boolean })[] = [];
   readonly envs: Array<{ projectId: string; userId: string; client: ClientContext }> = [];
   readonly appendInputs: AppendInsightsInput[] = [];
-  readonly loginInputs: LoginInsightsInput[] = [];
+  /** What forLogin was given, with the passkeys as they arrived (B4 may pass their read in flight). */
+  readonly loginInputs: (LoginInsightsInput & { passkeys: Awaited<LoginInsightsInput['passkeys']> })[] = [];
   readonly forgotten: string[] = [];
 
   async forAppend(input: AppendInsightsInput): Promise<AppendInsights> {
@@ -57,10 +58,11 @@ export class RecordingInsights implements InsightsService {
   }
 
   async forLogin(input: LoginInsightsInput): Promise<LoginInsights> {
-    this.loginInputs.push(input);
+    const passkeys = await input.passkeys;
+    this.loginInputs.push({ ...input, passkeys });
     return {
-      loginAllow: input.passkeys.length > 0,
-      detection: this.detection(input.passkeys.map((p) => p.id)),
+      loginAllow: passkeys.length > 0,
+      detection: this.detection(passkeys.map((p) => p.id)),
       decision: { tag: 'test-login', isCDACandidate: input.strategy === 'maximize', experiments: ['exp-a'], preferImmediatelyAvailable: input.strategy === 'minimize' },
     };
   }

@@ -39,8 +39,8 @@ export async function startAppend(deps: CeremonyDomainDeps, input: StartAppendIn
   // The handle is opaque and stable per user: an explicit one configured for the user, else 32
   // random bytes created at the first append (never the user ID itself).
   const candidate = user.explicitWebauthnId !== undefined ? new Uint8Array(Buffer.from(user.explicitWebauthnId, 'utf8')) : new Uint8Array(randomBytes(32));
-  const userHandle = await deps.webauthnUsers.ensure(input.projectId, input.userId, candidate, now);
-  const existing = await deps.credentials.listForUser(input.projectId, input.userId);
+  // Independent of each other: one store round trip for both.
+  const [userHandle, existing] = await Promise.all([deps.webauthnUsers.ensure(input.projectId, input.userId, candidate, now), deps.credentials.listForUser(input.projectId, input.userId)]);
 
   const challenge = newChallenge();
   const options = await generateRegistrationOptions({

@@ -3,7 +3,8 @@
  * applies the pure rules, records decisions and events.
  *
  * Store operations: forLogin is one findOneAndUpdate on the user's insights document (it records
- * this environment's visit and returns the state before it, which is what the rules see);
+ * this environment's visit and returns the state before it, which is what the rules see; the
+ * caller's read of the user's passkeys may run meanwhile);
  * forAppend adds one update for its decision's history entry (with B2's start). Events go to the
  * audit trail through a batching writer and never hold up the answer; append events also update
  * the user's bounded append history (one update, or with recordVisit one findOneAndUpdate that
@@ -97,14 +98,18 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
     },
   });
 
-  async function gatherFacts(projectId: string, userId: string, client: ClientContext, passkeys: PasskeySummary[], now: Date): Promise<Facts> {
+  /**
+   * `passkeys` may still be on its way from the store (B4 reads them while the visit is recorded:
+   * neither needs the other, so the two take one round trip).
+   */
+  async function gatherFacts(projectId: string, userId: string, client: ClientContext, passkeysRead: PasskeySummary[] | Promise<PasskeySummary[]>, now: Date): Promise<Facts & { passkeys: PasskeySummary[] }> {
     assertValidDate(now);
     const capabilities = readClientCapabilities(client);
     const userAgent = parseUserAgent(client.userAgent ?? '');
     const restrictedBrowser = assessRestrictedBrowser(userAgent);
     const envKey = clientEnvKey(client);
     // The one store operation: this visit is recorded, the rules see the state before it.
-    const before = await users.visitEnv(projectId, userId, envKey, envSnapshot(client), now);
+    const [before, passkeys] = await Promise.all([users.visitEnv(projectId, userId, envKey, envSnapshot(client), now), passkeysRead]);
     const history = computeHistoryData(historyEvents(before), now, windows);
     const envHasPasskey = passkeys.some((p) => isFromThisEnv(p, envKey));
     const firstSeen = before.envs.find((e) => e.key === envKey)?.firstSeen ?? null;
@@ -120,7 +125,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
       passkeys,
       clientEnvIds: clientEnvIdsOf(before),
     });
-    return { capabilities, userAgent, restrictedBrowser, envKey, envHasPasskey, detection };
+    return { capabilities, userAgent, restrictedBrowser, envKey, envHasPasskey, detection, passkeys };
   }
 
   return {
@@ -170,7 +175,7 @@ export function createInsightsService(db: Db, opts: InsightsOptions = {}): Insig
       const facts = await gatherFacts(input.projectId, input.userId, input.client, input.passkeys, input.now);
       const { loginAllow, decision } = decideLogin({
         capabilities: facts.capabilities,
-        passkeys: input.passkeys,
+        passkeys: facts.passkeys,
         envKey: facts.envKey,
         osName: facts.userAgent.osName || input.client.parsedDeviceInfo?.osName || '',
         strategy: input.strategy,

@@ -98,7 +98,8 @@ export interface LoginInsightsInput {
   userId: string;
   client: ClientContext;
   strategy: CrossDeviceStrategy;
-  passkeys: PasskeySummary[];
+  /** The user's passkeys, or their read still in flight: the visit is recorded meanwhile. */
+  passkeys: PasskeySummary[] | Promise<PasskeySummary[]>;
   now: Date;
 }
 
