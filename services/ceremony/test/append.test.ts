@@ -100,6 +100,28 @@ describe('StartAppend (B2)', () => {
     expect(JSON.parse((await startAppend(env.client, { userId: 'usr-2' })).attestationOptions).publicKey.excludeCredentials).toEqual([]);
   });
 
+  it("reads the user's passkeys while the handle is ensured (one store round trip for both)", async () => {
+    await registered(env.client);
+    const { credentials: store, webauthnUsers } = env.deps;
+    const ensure = webauthnUsers.ensure;
+    const listForUser = store.listForUser;
+    let handleEnsured = false;
+    const handleEnsuredWhenListed: boolean[] = [];
+    webauthnUsers.ensure = (...args) => ensure.apply(webauthnUsers, args).finally(() => (handleEnsured = true));
+    store.listForUser = (...args) => {
+      handleEnsuredWhenListed.push(handleEnsured);
+      return listForUser.apply(store, args);
+    };
+    try {
+      const { publicKey } = JSON.parse((await startAppend(env.client)).attestationOptions);
+      expect(publicKey.excludeCredentials).toHaveLength(1);
+    } finally {
+      webauthnUsers.ensure = ensure;
+      store.listForUser = listForUser;
+    }
+    expect(handleEnsuredWhenListed).toEqual([false]);
+  });
+
   it('an unknown user, or a user of another project, is NotFound user_not_found', async () => {
     for (const [userId, projectId] of [['usr-404', 'pro-1'], ['usr-2', 'pro-2']]) {
       const f = await failure(startAppend(env.client, { userId, projectId }));

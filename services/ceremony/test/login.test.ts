@@ -77,6 +77,29 @@ describe('StartLogin (B4)', () => {
     expect(max.decisionInsights?.isCdaCandidate).toBe(true);
   });
 
+  it("asks the insights while the user's passkeys are still being read (one store round trip for both)", async () => {
+    await registered(env.client);
+    const { credentials: store } = env.deps;
+    const insights = env.insights;
+    const listForUser = store.listForUser;
+    const forLogin = insights.forLogin;
+    let passkeysRead = false;
+    const passkeysReadWhenAsked: boolean[] = [];
+    store.listForUser = (...args) => listForUser.apply(store, args).finally(() => (passkeysRead = true));
+    insights.forLogin = (input) => {
+      passkeysReadWhenAsked.push(passkeysRead);
+      return forLogin.call(insights, input);
+    };
+    try {
+      expect((await startLogin(env.client)).loginAllow).toBe(true);
+    } finally {
+      store.listForUser = listForUser;
+      insights.forLogin = forLogin;
+    }
+    expect(passkeysReadWhenAsked).toEqual([false]);
+    expect(env.insights.loginInputs[0].passkeys).toHaveLength(1);
+  });
+
   it('an unknown user is NotFound user_not_found; a bad strategy is InvalidArgument', async () => {
     const f = await failure(startLogin(env.client, { userId: 'usr-404' }));
     expect(f.code).toBe(Code.NotFound);
