@@ -14,6 +14,7 @@ import { checkTargets, TARGETS } from './checkTargets.js';
 import { createJsonClient } from './createJsonClient.js';
 import { defineScenario } from './defineScenarios.js';
 import { formatScale, formatScenario, formatTargets } from './formatReport.js';
+import { formatHostSpeed, measureHostSpeed } from './measureHostSpeed.js';
 import { measureBaselineRun, measureStackRun, type Probe } from './measureScenario.js';
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchArgs } from './parseBenchArgs.js';
 import type { BenchTarget } from './registerPasskeyUser.js';
@@ -51,10 +52,18 @@ try {
   let project: ProjectCredentials;
   let backendUrl: string;
   const probe = (): Probe => (stack ? { pids: stack.pids(), metricsUrls: stack.metricsUrls } : { pids: {}, metricsUrls: args.metricsUrls });
+  // Taken while nothing of ours runs (before the stack, then between scenarios): see measureHostSpeed.
+  const hostChecks: { when: string; ms: number | null }[] = [];
+  const checkHost = async (when: string) => {
+    const ms = await measureHostSpeed();
+    hostChecks.push({ when, ms: Number.isFinite(ms) ? Math.round(ms) : null });
+    say(formatHostSpeed(when, ms));
+  };
 
   say(`passkeyauth bench  ${new Date().toISOString()}`);
   say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}`);
   say(`load: ${args.vus} virtual users, ${args.warmupSeconds} s warm-up + ${args.durationSeconds} s measured per run; scenarios: ${args.scenarios.join(', ') || '(none)'}${args.scale ? `; scale ${args.scale}` : ''}`);
+  await checkHost('before the stack starts');
   if (args.url) {
     project = JSON.parse(readFileSync(args.projectFile!, 'utf8')) as ProjectCredentials;
     backendUrl = args.url;
@@ -83,6 +92,7 @@ try {
     const result: ScenarioResult = { scenario: name, vus: args.vus, warmupSeconds: args.warmupSeconds, stack: stackRun, baseline: baselineRun };
     results.push(result);
     say(formatScenario(result));
+    await checkHost(`after ${name}`);
   }
 
   let scale: ScaleResult | null = null;
@@ -90,6 +100,7 @@ try {
     say();
     scale = await runScaleComparison({ passkeys: args.scale, vus: args.vus, loop, stack, backendUrl, project: stack ? null : project, probe, tag, say });
     say(formatScale(scale));
+    await checkHost('after the scale comparison');
   }
 
   const restarts = stack?.restarts() ?? [];
@@ -99,7 +110,7 @@ try {
   say(`Targets (stated for: 2 cores, npm start defaults, 32 virtual users; this run: ${cpus().length} CPUs, ${stack ? (Object.keys(args.stackEnv).length ? 'npm start defaults with --stack-env overrides' : 'npm start defaults') : 'a stack started elsewhere'}, ${args.vus} virtual users)`);
   say(formatTargets(targets));
   if (args.jsonFile) {
-    const doc = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemGiB: totalmem() / 2 ** 30, node: process.version }, args, targets: TARGETS, results, scale, checklist: targets, restarts };
+    const doc = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemGiB: totalmem() / 2 ** 30, node: process.version }, args, targets: TARGETS, hostChecks, results, scale, checklist: targets, restarts };
     writeFileSync(args.jsonFile, `${JSON.stringify(doc, null, 2)}\n`);
     say(`\nresults written to ${args.jsonFile}`);
   }
