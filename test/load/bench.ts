@@ -63,7 +63,7 @@ try {
   say(`passkeyauth bench  ${new Date().toISOString()}`);
   say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}`);
   say(`load: ${args.vus} virtual users, ${args.warmupSeconds} s warm-up + ${args.durationSeconds} s measured per run; scenarios: ${args.scenarios.join(', ') || '(none)'}${args.scale ? `; scale ${args.scale}` : ''}`);
-  await checkHost('before the stack starts');
+  await checkHost(args.url ? 'before the load starts' : 'before the stack starts');
   if (args.url) {
     project = JSON.parse(readFileSync(args.projectFile!, 'utf8')) as ProjectCredentials;
     backendUrl = args.url;
