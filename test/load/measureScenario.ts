@@ -33,6 +33,11 @@ export async function measureStackRun(plan: ScenarioPlan<unknown>, target: Bench
   const names = [...new Set([...Object.keys(probe.pids), ...Object.keys(probe.metricsUrls)])];
   for (const pid of [...Object.values(probe.pids), process.pid]) resetPeakRss(pid);
   const states = await plan.prepare(target);
+  // The bench's own scrape of /metrics is a request unlike the RPCs: the first one reshapes the
+  // services' HTTP objects and throws their optimized request path back to the JIT (dozens of
+  // deoptimizations in each service, then recompiling). Scraping once before the warm-up moves
+  // that into the warm-up, as a Prometheus scraping every few seconds would in production.
+  await snapshot(probe);
   let before: Snapshot | null = null;
   let after: Snapshot | null = null;
   const outcome = await runClosedLoop({
