@@ -22,7 +22,7 @@ describe('a measured stack run', () => {
   let server: Server | null = null;
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-  it('scrapes every /metrics once before the warm-up, so the first scrape is not in the window', async () => {
+  it('scrapes /metrics before the load and through the warm-up, and diffs the window between its edges', async () => {
     const events: string[] = [];
     const started = await metricsServer(events);
     server = started.server;
@@ -34,13 +34,14 @@ describe('a measured stack run', () => {
       },
     };
     const target = {} as BenchTarget;
-    const run = await measureStackRun(plan, target, { pids: {}, metricsUrls: { ceremony: started.url } }, { warmupSeconds: 0.2, durationSeconds: 0.2 });
+    const run = await measureStackRun(plan, target, { pids: {}, metricsUrls: { ceremony: started.url } }, { warmupSeconds: 0.35, durationSeconds: 0.2, warmupScrapeSeconds: 0.1 });
 
-    // One scrape before any ceremony, then the two at the window's edges.
+    // A scrape before any ceremony, more during the warm-up (at 0.1, 0.2 and 0.3 s, of which
+    // timers on a busy machine may lose one), then the two at the window's edges.
     expect(events[0]).toBe('scrape');
     expect(events[1]).toBe('ceremony');
-    expect(events.filter((e) => e === 'scrape')).toHaveLength(3);
-    // The window's counters are diffed between the edge scrapes (2 → 3), not from the first one.
+    expect(events.filter((e) => e === 'scrape').length).toBeGreaterThanOrEqual(5);
+    // The window's counters are diffed between the two edge scrapes (one apart), not from an earlier one.
     expect(run.ceremonies).toBeGreaterThan(0);
     expect(run.storeOpsPerCeremony).toBeCloseTo(1 / run.ceremonies, 6);
   });

@@ -14,7 +14,11 @@ import { runClosedLoop, type LoopOutcome } from './runClosedLoop.js';
 export interface LoopOptions {
   warmupSeconds: number;
   durationSeconds: number;
+  /** How often /metrics is scraped during the warm-up (default 5 s; see measureStackRun). */
+  warmupScrapeSeconds?: number;
 }
+
+const WARMUP_SCRAPE_SECONDS = 5;
 
 /** What can be observed of the target's processes. */
 export interface Probe {
@@ -33,21 +37,27 @@ export async function measureStackRun(plan: ScenarioPlan<unknown>, target: Bench
   const names = [...new Set([...Object.keys(probe.pids), ...Object.keys(probe.metricsUrls)])];
   for (const pid of [...Object.values(probe.pids), process.pid]) resetPeakRss(pid);
   const states = await plan.prepare(target);
-  // The bench's own scrape of /metrics is a request unlike the RPCs: the first one reshapes the
-  // services' HTTP objects and throws their optimized request path back to the JIT (dozens of
-  // deoptimizations in each service, then recompiling). Scraping once before the warm-up moves
-  // that into the warm-up, as a Prometheus scraping every few seconds would in production.
-  await snapshot(probe);
+  // The bench's scrape of /metrics is a request unlike the RPCs. A service whose request path was
+  // optimized without ever seeing one is thrown back to the JIT by it: the gateway logged about
+  // 30 deoptimizations, then recompiled, right at the window's start. So /metrics is scraped all
+  // through the warm-up, as a Prometheus scraping every few seconds would in production. One
+  // scrape before the load is not enough: V8 keeps no type feedback for a function until it has
+  // run a few times, so what a cold service saw once is forgotten.
+  const warmupScrapes = await scrapeEvery(probe, (loop.warmupScrapeSeconds ?? WARMUP_SCRAPE_SECONDS) * 1000);
   let before: Snapshot | null = null;
   let after: Snapshot | null = null;
   const outcome = await runClosedLoop({
     states,
-    ...loop,
+    warmupSeconds: loop.warmupSeconds,
+    durationSeconds: loop.durationSeconds,
     iterate: (state, vu, i) => plan.iterate(target, state, vu, i),
     before: plan.before ? (state, vu) => plan.before!(target, state, vu) : undefined,
-    onMeasureStart: async () => void (before = await snapshot(probe)),
+    onMeasureStart: async () => {
+      await warmupScrapes.stop();
+      before = await snapshot(probe);
+    },
     onMeasureEnd: async () => void (after = await snapshot(probe)),
-  });
+  }).finally(() => warmupScrapes.stop());
   const result = loopResult(outcome);
   const attempts = outcome.ceremonies + outcome.errors;
   const processes: ProcessUsage[] = [];
@@ -120,6 +130,21 @@ function loopResult(outcome: LoopOutcome): LoopResult {
 function perOp(by: Record<string, number> | undefined, attempts: number): Record<string, number> {
   if (!by || attempts === 0) return {};
   return Object.fromEntries(Object.entries(by).map(([k, v]) => [k, v / attempts]));
+}
+
+/** Scrapes once, then every `ms` until stopped; stop() resolves once no scrape is in flight. */
+async function scrapeEvery(probe: Probe, ms: number): Promise<{ stop(): Promise<void> }> {
+  let last = snapshot(probe);
+  await last;
+  const timer = setInterval(() => {
+    last = last.then(() => snapshot(probe));
+  }, ms);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await last;
+    },
+  };
 }
 
 async function snapshot(probe: Probe): Promise<Snapshot> {
