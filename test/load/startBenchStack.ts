@@ -63,7 +63,8 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
     } else {
       dataDir = mkdtempSync(join(tmpdir(), 'passkeyauth-bench-'));
       const port = await freePort();
-      await supervisor.start({ ...embeddedMongoProcess({ port, dataDir }), env: { ...stackEnv } });
+      const store = embeddedMongoProcess({ port, dataDir });
+      await supervisor.start({ ...store, env: { ...store.env, ...stackEnv } });
       mongodbUri = `mongodb://127.0.0.1:${port}/${dbName}`;
     }
     const ports: StackPorts = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), frontend: await freePort(), backend: await freePort() };
