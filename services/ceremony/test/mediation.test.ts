@@ -90,6 +90,37 @@ describe('FinishMediation (B7)', () => {
     expect(env.insights.events.at(-1)).toMatchObject({ type: 'mediation-failed', reason: 'credential-deleted' });
   });
 
+  it('a replay with an unknown credential answers the used challenge, never credentialDeleted', async () => {
+    const stranger = new SoftAuthenticator();
+    const { credential } = stranger.create({ challenge: 'x', rpId: 'example.com', origin: ORIGIN, userHandle: 'eA' });
+    const { finish, request } = await mediate(stranger, credential);
+    expect((await finish).error?.type).toBe('credentialDeleted');
+    const replay = await failure(env.client.finishMediation(request, as('pro-1')));
+    expect([replay.code, replay.type]).toEqual([Code.FailedPrecondition, 'challenge_not_found_or_used']);
+    expect(env.insights.events.at(-1)).toMatchObject({ type: 'mediation-failed', reason: 'challenge_not_found_or_used' });
+  });
+
+  it('looks the credential up while the session is being consumed (one store round trip for both)', async () => {
+    const reg = await registered(env.client);
+    const { sessions: sessionStore, credentials: credentialStore } = env.deps;
+    const consume = sessionStore.consume;
+    const findByCredentialId = credentialStore.findByCredentialId;
+    let consumed = false;
+    const consumedWhenLookedUp: boolean[] = [];
+    sessionStore.consume = (...args) => consume.apply(sessionStore, args).finally(() => (consumed = true));
+    credentialStore.findByCredentialId = (...args) => {
+      consumedWhenLookedUp.push(consumed);
+      return findByCredentialId.apply(credentialStore, args);
+    };
+    try {
+      expect((await (await mediate(reg.auth, reg.credential)).finish).passkeyData?.userId).toBe('usr-1');
+    } finally {
+      sessionStore.consume = consume;
+      credentialStore.findByCredentialId = findByCredentialId;
+    }
+    expect(consumedWhenLookedUp).toEqual([false]);
+  });
+
   it('a deleted passkey answers credentialDeleted', async () => {
     const reg = await registered(env.client);
     await env.client.deleteCredential({ userId: 'usr-1', credentialId: reg.finished.passkeyData!.id }, as('pro-1'));
