@@ -21,16 +21,24 @@ export const STORE_SELECTION_TIMEOUT_MS = 3000;
 export type IndexPlan = Record<string, IndexDescription[]>;
 
 /**
- * Connects and creates the indexes. With `metrics`, every store operation is timed into
+ * Connects and creates the indexes, after `prepare` (a service's one-time changes of documents
+ * written by an older version, e.g. a field a changed index needs). With `metrics`, every store operation is timed into
  * store_operation_duration_seconds{operation=<command name>} at the collection API
  * (timeStoreOperations; the driver's command monitoring stays off: it copies every command and
  * deserializes every reply a second time).
  */
-export async function connectStore(uri: string, databaseName: string, indexes: IndexPlan, metrics?: Pick<Metrics, 'storeDuration'>): Promise<Store> {
+export async function connectStore(
+  uri: string,
+  databaseName: string,
+  indexes: IndexPlan,
+  metrics?: Pick<Metrics, 'storeDuration'>,
+  prepare?: (db: Db) => Promise<void>,
+): Promise<Store> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: STORE_SELECTION_TIMEOUT_MS, appName: databaseName });
   await client.connect();
   const plainDb = client.db(databaseName);
   const db = metrics ? timeStoreOperations(plainDb, (operation, seconds) => metrics.storeDuration.observe({ operation }, seconds)) : plainDb;
+  if (prepare) await prepare(plainDb);
   for (const [collection, specs] of Object.entries(indexes)) {
     if (specs.length) await db.collection(collection).createIndexes(specs);
   }

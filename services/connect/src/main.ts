@@ -16,7 +16,7 @@ import { mongoAuthProcessStore } from './auth-flows/store/authProcesses.js';
 import { mongoClientEnvStore } from './connect-flows/store/clientEnvs.js';
 import { mongoConnectTokenStore } from './connect-tokens/store/connectTokens.js';
 import { mongoProcessStore } from './connect-flows/store/processes.js';
-import { connectIndexes } from './store/indexes.js';
+import { connectIndexes, prepareConnectStore } from './store/indexes.js';
 import { mongoIdentifierStore } from './users/store/identifiers.js';
 import { mongoIdentifierVerificationStore } from './me/store/identifierVerifications.js';
 import { mongoMeAppendStore } from './me/store/meAppends.js';
@@ -51,7 +51,7 @@ try {
   frontendApiUrlFor(config.frontendApiUrl, 'pro-1');
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', config.backendApiUrl);
   const metrics = createMetrics('connect');
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics);
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics, prepareConnectStore);
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
   let accepting = true;

@@ -141,7 +141,7 @@ async function signedIn(projectId: string, identifiers: Array<[IdentifierType, s
     const id = newId('ide');
     // Distinct creation times keep "oldest first" well defined.
     const at = new Date(now.getTime() + i);
-    await env.deps.identifiers.insert({ _id: id, projectId, userId, type, value, status, createdAt: at, updatedAt: at });
+    await env.deps.identifiers.insert({ _id: id, projectId, userId, type, value, status, source: 'self', claimed: status !== 'pending', createdAt: at, updatedAt: at });
     ids[value] = id;
   }
   const { sessionId } = await startSession(env.deps, { projectId, userId, withRefreshToken: true });

@@ -74,7 +74,7 @@ async function signedIn(projectId: string, identifiers: Array<[IdentifierType, s
   for (const [i, [type, value, status]] of identifiers.entries()) {
     const at = new Date(now.getTime() + i);
     const id = newId('ide');
-    await env.deps.identifiers.insert({ _id: id, projectId, userId, type, value, status: status ?? 'verified', createdAt: at, updatedAt: at });
+    await env.deps.identifiers.insert({ _id: id, projectId, userId, type, value, status: status ?? 'verified', source: 'self', claimed: (status ?? 'verified') !== 'pending', createdAt: at, updatedAt: at });
     ids.push(id);
   }
   const { sessionId } = await startSession(env.deps, { projectId, userId, withRefreshToken: true });
@@ -141,7 +141,7 @@ async function pendingSignup(projectId: string, type: IdentifierType, value: str
   const at = new Date(Date.now() - ageMs);
   const userId = newId('usr');
   await env.deps.users.insert({ _id: userId, projectId, status: 'pending', createdAt: at, updatedAt: at });
-  await env.deps.identifiers.insert({ _id: newId('ide'), projectId, userId, type, value, status: 'pending', createdAt: at, updatedAt: at });
+  await env.deps.identifiers.insert({ _id: newId('ide'), projectId, userId, type, value, status: 'pending', source: 'self', claimed: false, createdAt: at, updatedAt: at });
   return userId;
 }
 const HOURS = 3600 * 1000;

@@ -35,7 +35,7 @@ import {
 import { updateSessionSettings } from '../sessions/domain/updateSessionSettings.js';
 import { parseConnectFlags, updateConnectSettings } from '../projects/domain/updateConnectSettings.js';
 import { updateEventSettings } from '../projects/domain/updateEventSettings.js';
-import { connectIndexes } from '../store/indexes.js';
+import { connectIndexes, prepareConnectStore } from '../store/indexes.js';
 import { mongoProjectStore, type ProjectRecord, type RefreshTokenRotation } from '../projects/store/projects.js';
 
 /** The repository root, where `.local/master.key` lives. */
@@ -97,7 +97,7 @@ export interface ProjectAdmin {
 
 /** Connects to the store (creating the connect service's indexes, as the service does at start-up). */
 export async function openProjectAdmin(config: ProjectAdminConfig): Promise<ProjectAdmin> {
-  const store: Store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes);
+  const store: Store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, undefined, prepareConnectStore);
   return {
     deps: { projects: mongoProjectStore(store.db), masterKey: config.masterKey, urls: config.urls, now: () => new Date() },
     close: () => store.close(),

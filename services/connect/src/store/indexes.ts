@@ -3,7 +3,7 @@ import type { IndexPlan } from '../../../runtime/mongo.js';
 import { authProcessIndexes } from '../auth-flows/store/authProcesses.js';
 import { clientEnvIndexes } from '../connect-flows/store/clientEnvs.js';
 import { connectTokenIndexes } from '../connect-tokens/store/connectTokens.js';
-import { identifierIndexes } from '../users/store/identifiers.js';
+import { identifierIndexes, prepareIdentifierClaims } from '../users/store/identifiers.js';
 import { identifierVerificationIndexes } from '../me/store/identifierVerifications.js';
 import { meAppendIndexes } from '../me/store/meAppends.js';
 import { processIndexes } from '../connect-flows/store/processes.js';
@@ -12,3 +12,6 @@ import { sessionIndexes } from '../sessions/store/sessions.js';
 import { userIndexes } from '../users/store/users.js';
 
 export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes };
+
+/** What connect changes in documents of older versions before its indexes are built (connectStore's `prepare`). */
+export const prepareConnectStore = prepareIdentifierClaims;

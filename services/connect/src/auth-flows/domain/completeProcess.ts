@@ -22,7 +22,7 @@ export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, proces
   const userId = done.userId!;
   const user = await deps.users.find(call.projectId, userId);
   if (user?.status === 'pending') await deps.users.updateStatus(call.projectId, userId, 'active', now);
-  if (done.verified && done.identifier) await deps.identifiers.updateStatus(call.projectId, userId, done.identifier.id, 'verified', now, 'pending');
+  if (done.verified && done.identifier) await deps.identifiers.updateStatus(call.projectId, userId, done.identifier.id, { status: 'verified', claimed: true }, now, { from: 'pending', value: done.identifier.value });
   const session = await startSession(deps, { projectId: call.projectId, userId, withRefreshToken: true });
   const operation =
     done.passkeyAppended || done.passkeyUsed

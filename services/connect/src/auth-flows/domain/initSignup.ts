@@ -66,7 +66,7 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
   await deps.users.insert(user);
   const records: IdentifierRecord[] = [];
   for (const c of checked) {
-    const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type: c.type as IdentifierType, value: c.normalized!, status: 'pending', createdAt: now, updatedAt: now };
+    const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type: c.type as IdentifierType, value: c.normalized!, status: 'pending', source: 'self', claimed: false, createdAt: now, updatedAt: now };
     if ((await deps.identifiers.insert(record)) === 'duplicate') {
       // Another sign-up took it between the check and now: undo ours and say so.
       for (const r of records) await deps.identifiers.delete(call.projectId, user._id, r._id);

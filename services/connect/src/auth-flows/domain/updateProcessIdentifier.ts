@@ -45,7 +45,7 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
     return currentBlock(deps, call, process, { code: 'identifier_invalid_format', message: err.message.replace(/^identifierValue /, `${type} `) });
   }
   if (value === identifier.value) return currentBlock(deps, call, process);
-  const change = () => deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, value, 'pending', deps.now());
+  const change = () => deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, { value, status: 'pending', claimed: false }, deps.now());
   let updated = await change();
   if (updated === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) updated = await change();
   if (updated === 'duplicate') return currentBlock(deps, call, process, { code: 'identifier_already_in_use', message: `this ${type} is already registered; log in instead` });

@@ -23,7 +23,7 @@ export async function ensureUserForIdentifier(
   const name = displayName?.trim().slice(0, 256);
   const user: UserRecord = { _id: newId('usr'), projectId, status: 'active', ...(name ? { fullName: name } : {}), createdAt: now, updatedAt: now };
   await deps.users.insert(user);
-  const outcome = await deps.identifiers.insert({ _id: newId('ide'), projectId, userId: user._id, type: identifier.type, value: identifier.value, status: 'verified', createdAt: now, updatedAt: now });
+  const outcome = await deps.identifiers.insert({ _id: newId('ide'), projectId, userId: user._id, type: identifier.type, value: identifier.value, status: 'verified', source: 'application', claimed: true, createdAt: now, updatedAt: now });
   if (outcome === 'created') return { user, created: true };
 
   await deps.users.delete(projectId, user._id);

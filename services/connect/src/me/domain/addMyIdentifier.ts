@@ -26,7 +26,7 @@ export async function addMyIdentifier(deps: MeDeps, call: MeCall, input: { ident
   if ((await ofType()).length >= limit) throw tooMany();
 
   const now = deps.now();
-  const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type, value, status: 'pending', createdAt: now, updatedAt: now };
+  const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type, value, status: 'pending', source: 'self', claimed: false, createdAt: now, updatedAt: now };
   let inserted = await deps.identifiers.insert(record);
   // A value only an abandoned sign-up holds is given up to this user, as to a new sign-up.
   if (inserted === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) inserted = await deps.identifiers.insert(record);

@@ -25,7 +25,7 @@ export async function changeMyIdentifier(deps: MeDeps, call: MeCall, input: { id
   }
   const value = normalizeIdentifier(type, input.value);
   if (value === identifier.value) return;
-  const change = () => deps.identifiers.updateValue(call.projectId, user._id, identifier._id, value, 'pending', deps.now());
+  const change = () => deps.identifiers.updateValue(call.projectId, user._id, identifier._id, { value, status: 'pending', claimed: false }, deps.now());
   let r = await change();
   // A value only an abandoned sign-up holds is given up to this user, as to a new sign-up.
   if (r === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) r = await change();

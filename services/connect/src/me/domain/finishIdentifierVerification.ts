@@ -18,6 +18,6 @@ export async function finishIdentifierVerification(deps: MeDeps, call: MeCall, i
 
   await deps.challenges.verify(call, { userId: user._id, challengeId: pending.challengeId, value: input.code });
   // "primary" already means verified (and more): only a pending identifier changes.
-  if (identifier.status === 'pending') await deps.identifiers.updateStatus(call.projectId, user._id, identifier._id, 'verified', deps.now(), 'pending');
+  if (identifier.status === 'pending') await deps.identifiers.updateStatus(call.projectId, user._id, identifier._id, { status: 'verified', claimed: true }, deps.now(), { from: 'pending', value: pending.identifierValue });
   await deps.identifierVerifications.remove(call.projectId, identifier._id, pending.challengeId);
 }

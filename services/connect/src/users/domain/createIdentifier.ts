@@ -23,7 +23,8 @@ export async function createIdentifier(deps: Pick<UserDeps, 'users' | 'identifie
   const status = checkIdentifierStatus(input.status);
   await getUser(deps, input.projectId, input.userId);
   const now = deps.now();
-  const record: IdentifierRecord = { _id: newId('ide'), projectId: input.projectId, userId: input.userId, type, value, status, createdAt: now, updatedAt: now };
+  // The backend API is the application's own word: its identifiers are vouched for, whatever their status.
+  const record: IdentifierRecord = { _id: newId('ide'), projectId: input.projectId, userId: input.userId, type, value, status, source: 'application', claimed: true, createdAt: now, updatedAt: now };
   if ((await deps.identifiers.insert(record)) === 'duplicate') {
     throw alreadyExists('identifier_already_exists', `an identifier of type ${type} with this value already exists in the project`);
   }

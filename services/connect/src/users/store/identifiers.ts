@@ -4,6 +4,13 @@ import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 export type IdentifierType = 'email' | 'phone' | 'username';
 export type IdentifierStatus = 'pending' | 'primary' | 'verified';
+/**
+ * Who put the identifier on the user. `application`: the application's server, through the backend
+ * API or a connect token it issued for its signed-in user; it vouches for the value. `self`: the
+ * person at the browser (a sign-up, a signed-in user adding or changing one); the value is only
+ * asserted until a code sent to it proves it.
+ */
+export type IdentifierSource = 'application' | 'self';
 
 /** The storage-neutral list query the identifiers' list takes (parsed in domain/parseIdentifierListQuery.ts). */
 export type IdentifierField = 'value' | 'type' | 'userId' | 'status';
@@ -37,8 +44,22 @@ export interface IdentifierRecord {
   /** Normalized (see domain/identifierRules.ts); unique per project and type. */
   value: string;
   status: IdentifierStatus;
+  /** Missing on documents written before sources were recorded (see prepareIdentifierClaims). */
+  source?: IdentifierSource;
+  /**
+   * The value is this user's by the project's word: the application vouched for it or its owner
+   * proved it (see isClaimedIdentifier). Only claimed values are unique per project and type, and
+   * only they log anyone in, block a sign-up or resolve a connect flow; an unclaimed value is an
+   * assertion, and several people may assert the same one until one of them proves it.
+   */
+  claimed: boolean;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** Whether a new or changed identifier is claimed: vouched for by the application, or proven. */
+export function isClaimedIdentifier(identifier: Pick<IdentifierRecord, 'source' | 'status'>): boolean {
+  return identifier.source === 'application' || identifier.status === 'verified' || identifier.status === 'primary';
 }
 
 export interface IdentifierPage {
@@ -47,20 +68,37 @@ export interface IdentifierPage {
 }
 
 export interface IdentifierStore {
-  /** 'duplicate' if the project already has an identifier of this type and value. */
+  /** 'duplicate' if the record is claimed and the project already has a claimed identifier of this type and value. */
   insert(record: IdentifierRecord): Promise<'created' | 'duplicate'>;
-  /** Sets the status; with `from`, only an identifier in that status changes (null otherwise). */
-  updateStatus(projectId: string, userId: string, identifierId: string, status: IdentifierStatus, now: Date, from?: IdentifierStatus): Promise<IdentifierRecord | null>;
+  /**
+   * Sets the status and claim (and, given, the source). With `guard.from` only an identifier in that
+   * status changes, with `guard.value` only one still holding that value (null otherwise: a proof
+   * binds to the value it proved). 'duplicate' if it would claim a value another identifier of the
+   * project has claimed.
+   */
+  updateStatus(
+    projectId: string,
+    userId: string,
+    identifierId: string,
+    change: { status: IdentifierStatus; claimed: boolean; source?: IdentifierSource },
+    now: Date,
+    guard?: { from?: IdentifierStatus; value?: string },
+  ): Promise<IdentifierRecord | 'duplicate' | null>;
   /**
    * Changes the value (and status) of the user's identifier in one update: 'duplicate' if the
    * project's unique index already holds the value, 'missing' if the identifier is not the user's.
    */
-  updateValue(projectId: string, userId: string, identifierId: string, value: string, status: IdentifierStatus, now: Date): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
+  updateValue(projectId: string, userId: string, identifierId: string, change: { value: string; status: IdentifierStatus; claimed: boolean }, now: Date): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
-  /** The identifier of this type and normalized value in the project (served by the unique index). */
+  /**
+   * The claimed identifier of this type and normalized value in the project (served by the unique
+   * index): the only one that counts. Unclaimed holders of the value are never returned.
+   */
   findByValue(projectId: string, type: IdentifierType, value: string): Promise<IdentifierRecord | null>;
+  /** The unclaimed (asserted, unproven) identifiers of this type and value in the project, at most `limit`. */
+  listUnclaimedByValue(projectId: string, type: IdentifierType, value: string, limit: number): Promise<IdentifierRecord[]>;
   /** The user's identifiers, oldest first. */
   listForUser(projectId: string, userId: string): Promise<IdentifierRecord[]>;
   list(projectId: string, query: IdentifierListQuery): Promise<IdentifierPage>;
@@ -68,14 +106,18 @@ export interface IdentifierStore {
 
 export const identifierIndexes: IndexPlan = {
   identifiers: [
-    // One identifier value per type per project; the insert relies on it (no check-then-insert race).
-    { key: { projectId: 1, type: 1, value: 1 }, name: 'project_type_value_unique', unique: true },
+    // One claimed identifier value per type per project; inserts and claims rely on it (no
+    // check-then-insert race). Unclaimed values stay outside it, so an assertion blocks nobody.
+    { key: { projectId: 1, type: 1, value: 1 }, name: 'project_type_claimed_value_unique', unique: true, partialFilterExpression: { claimed: true } },
+    // Finds the unclaimed holders of a value (released when someone claims it).
+    { key: { projectId: 1, type: 1, value: 1, claimed: 1 }, name: 'project_type_value_claimed' },
     { key: { projectId: 1, userId: 1 }, name: 'project_user' },
     { key: { projectId: 1, createdAt: 1 }, name: 'project_created' },
   ],
 };
 
 const DUPLICATE_KEY = 11000;
+const INDEX_NOT_FOUND = 27;
 
 const COLUMNS: Record<IdentifierSortField, keyof IdentifierRecord> = {
   value: 'value',
@@ -97,12 +139,20 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
         throw err;
       }
     },
-    updateStatus(projectId, userId, identifierId, status, now, from) {
-      return coll.findOneAndUpdate({ _id: identifierId, projectId, userId, ...(from ? { status: from } : {}) }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
-    },
-    async updateValue(projectId, userId, identifierId, value, status, now) {
+    async updateStatus(projectId, userId, identifierId, change, now, guard = {}) {
+      const filter: Filter<IdentifierRecord> = { _id: identifierId, projectId, userId };
+      if (guard.from) filter.status = guard.from;
+      if (guard.value !== undefined) filter.value = guard.value;
       try {
-        const updated = await coll.findOneAndUpdate({ _id: identifierId, projectId, userId }, { $set: { value, status, updatedAt: now } }, { returnDocument: 'after' });
+        return await coll.findOneAndUpdate(filter, { $set: { ...change, updatedAt: now } }, { returnDocument: 'after' });
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 'duplicate';
+        throw err;
+      }
+    },
+    async updateValue(projectId, userId, identifierId, change, now) {
+      try {
+        const updated = await coll.findOneAndUpdate({ _id: identifierId, projectId, userId }, { $set: { ...change, updatedAt: now } }, { returnDocument: 'after' });
         return updated ?? 'missing';
       } catch (err) {
         if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 'duplicate';
@@ -118,7 +168,10 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
       return r.deletedCount;
     },
     findByValue(projectId, type, value) {
-      return coll.findOne({ projectId, type, value });
+      return coll.findOne({ projectId, type, value, claimed: true });
+    },
+    listUnclaimedByValue(projectId, type, value, limit) {
+      return coll.find({ projectId, type, value, claimed: false }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
     },
     listForUser(projectId, userId) {
       return coll.find({ projectId, userId }).sort({ createdAt: 1, _id: 1 }).toArray();
@@ -138,4 +191,28 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
       return { items, total };
     },
   };
+}
+
+/**
+ * Brings identifier documents written before claims existed into the claim model, before the
+ * indexes are built: the old index made every value unique, so each document becomes claimed if it
+ * is proven (verified or primary) and unclaimed otherwise. An old pending identifier cannot be told
+ * apart from a sign-up's unproven assertion, so it loses its power until proven (or until the
+ * application sets it again), which is the safe direction. The old all-statuses unique index is
+ * dropped: it would refuse a second, unclaimed holder of a value.
+ */
+export async function prepareIdentifierClaims(db: Db): Promise<void> {
+  const coll: Collection<IdentifierRecord> = db.collection('identifiers');
+  // Only while the old index is there: once dropped, every document has `claimed` and a start
+  // scans nothing.
+  const old = await coll.listIndexes().toArray().catch(() => []);
+  if (!old.some((index) => index.name === 'project_type_value_unique')) return;
+  await coll.updateMany({ claimed: { $exists: false }, status: { $in: ['verified', 'primary'] } }, { $set: { claimed: true } });
+  await coll.updateMany({ claimed: { $exists: false } }, { $set: { claimed: false } });
+  try {
+    await coll.dropIndex('project_type_value_unique');
+  } catch (err) {
+    // Dropped a moment ago by another replica starting at the same time.
+    if (!(err instanceof MongoServerError && err.code === INDEX_NOT_FOUND)) throw err;
+  }
 }
