@@ -1,14 +1,20 @@
 /**
  * The user of a connect token's identifier, created on first use: the application's server vouched
  * for this identifier (it issued the token for its signed-in user), so the identifier is stored as
- * verified. Two first appends racing for one identifier are settled by the identifiers' unique
- * index: the loser removes the user it created and takes the winner's.
+ * verified and claimed. Only a claimed holder of the value is adopted (one the application created
+ * or the user proved, findUserByIdentifier): a self sign-up that merely asserted the address is
+ * never adopted, and it loses the value to the application's user. Two first appends racing for one
+ * identifier are settled by the identifiers' unique index (claimed values): the loser removes the
+ * user it created and takes the winner's.
  */
 import { newId } from '../../../../runtime/ids.js';
 import type { UserRecord } from '../../users/store/users.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
 import type { LoginIdentifier } from './classifyIdentifier.js';
+
+/** How many unproven holders of one value a claim removes at once; more are left to the next claim's sweep. */
+const MAX_RELEASED_ASSERTIONS = 20;
 
 export async function ensureUserForIdentifier(
   deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,
@@ -21,10 +27,27 @@ export async function ensureUserForIdentifier(
 
   const now = deps.now();
   const name = displayName?.trim().slice(0, 256);
-  const user: UserRecord = { _id: newId('usr'), projectId, status: 'active', ...(name ? { fullName: name } : {}), createdAt: now, updatedAt: now };
+  const user: UserRecord = { _id: newId('usr'), projectId, status: 'active', origin: 'application', ...(name ? { fullName: name } : {}), createdAt: now, updatedAt: now };
   await deps.users.insert(user);
-  const outcome = await deps.identifiers.insert({ _id: newId('ide'), projectId, userId: user._id, type: identifier.type, value: identifier.value, status: 'verified', source: 'application', claimed: true, createdAt: now, updatedAt: now });
-  if (outcome === 'created') return { user, created: true };
+  const outcome = await deps.identifiers.insert({
+    _id: newId('ide'),
+    projectId,
+    userId: user._id,
+    type: identifier.type,
+    value: identifier.value,
+    status: 'verified',
+    source: 'application',
+    claimed: true,
+    createdAt: now,
+    updatedAt: now,
+  });
+  if (outcome === 'created') {
+    // Whoever only asserted this value (a self sign-up that never proved it) loses it now.
+    for (const asserted of await deps.identifiers.listUnclaimedByValue(projectId, identifier.type, identifier.value, MAX_RELEASED_ASSERTIONS)) {
+      await deps.identifiers.delete(projectId, asserted.userId, asserted._id);
+    }
+    return { user, created: true };
+  }
 
   await deps.users.delete(projectId, user._id);
   const winner = await findUserByIdentifier(deps, projectId, identifier);

@@ -71,7 +71,9 @@ export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: 
 
   const user = await deps.users.find(call.projectId, data.userId);
   if (!user) throw failedPrecondition('user_not_found', 'the passkey belongs to a user that no longer exists');
-  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await findLoginIdentifierOfUser(deps, call.projectId, user._id, data.username);
+  // A login started with an identifier found its user by a claimed one (findUserByIdentifier); a
+  // conditional-UI login names the user by a claimed identifier too, never by an assertion.
+  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await findLoginIdentifierOfUser(deps, call.projectId, user._id, data.username, { claimedOnly: true });
   const session = await issueSession(deps, call.projectId, { id: user._id, name: user.fullName ?? identifier?.value ?? '' });
   const operation = identifier ? describePasskeyOperation('verify', identifier, data) : undefined;
 

@@ -1,4 +1,6 @@
 import type { PasskeyData } from '../../connect-flows/domain/passkeyCeremonies.js';
+import type { UserDeps } from '../../users/domain/userDeps.js';
+import { pickVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { signToken } from './signToken.js';
 
@@ -10,15 +12,17 @@ export const MAX_PASSKEY_DATA_LIFETIME_SECONDS = 300;
  * verify offline against the JWKS. Claims: `kind: "passkey_data"`, `sub` = userID, `iss` = the
  * project's frontend URL, `aud` = the project ID, `iat`, `exp`, and the passkeyData fields `id`,
  * `userID`, `username`, `challengeID`, `ceremonyType` and `aaguidDetails` `{aaguid, name}` (icons
- * are left out: they are large data URIs and say nothing the AAGUID does not).
+ * are left out: they are large data URIs and say nothing the AAGUID does not). `username` is only
+ * ever a value the application vouched for or the user proved (pickVouchedUsername.ts), else "".
  */
 export async function signPasskeyData(
-  deps: Pick<ProjectDeps, 'projects' | 'masterKey' | 'now'>,
+  deps: Pick<ProjectDeps, 'projects' | 'masterKey' | 'now'> & Pick<UserDeps, 'users' | 'identifiers'>,
   projectId: string,
   data: PasskeyData,
   expiresInSeconds: number,
 ): Promise<string> {
   const lifetime = Math.min(Math.max(1, Math.floor(expiresInSeconds)), MAX_PASSKEY_DATA_LIFETIME_SECONDS);
+  const username = await pickVouchedUsername(deps, projectId, data.userId, data.username);
   return signToken(
     deps,
     projectId,
@@ -27,7 +31,7 @@ export async function signPasskeyData(
       sub: data.userId,
       id: data.id,
       userID: data.userId,
-      username: data.username,
+      username,
       challengeID: data.challengeId,
       ceremonyType: data.ceremonyType,
       aaguidDetails: { aaguid: data.aaguidDetails?.aaguid ?? '', name: data.aaguidDetails?.name ?? '' },

@@ -18,9 +18,10 @@ import { listPublicJwks } from '../domain/listPublicJwks.js';
 import { isOriginAllowed } from '../domain/isOriginAllowed.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
+import type { UserDeps } from '../../users/domain/userDeps.js';
 import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
 
-export function projectServiceImpl(deps: ProjectDeps): ServiceImpl<typeof ProjectService> {
+export function projectServiceImpl(deps: ProjectDeps & Pick<UserDeps, 'users' | 'identifiers'>): ServiceImpl<typeof ProjectService> {
   return {
     async authenticateBackend(req) {
       const projectId = await authenticateBackend(deps, req.projectId, req.apiSecret);

@@ -29,6 +29,7 @@ export async function createUser(deps: Pick<UserDeps, 'users' | 'now'>, input: C
     _id: newId('usr'),
     projectId: input.projectId,
     status,
+    origin: 'application',
     ...(fullName ? { fullName } : {}),
     ...(webauthnId !== undefined ? { explicitWebauthnId: webauthnId } : {}),
     createdAt: now,

@@ -3,6 +3,12 @@ import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 export type UserStatus = 'pending' | 'active' | 'disabled';
+/**
+ * Who created the user: `signup` a self-service sign-up (/v2/auth), whose identifiers are only
+ * asserted until proven; `application` the application's server (backend API, a connect token).
+ * Missing on users created before it was recorded: treated as `application`.
+ */
+export type UserOrigin = 'signup' | 'application';
 
 export interface UserRecord {
   /** `usr-` and 20 digits. */
@@ -11,6 +17,7 @@ export interface UserRecord {
   fullName?: string;
   status: UserStatus;
   explicitWebauthnId?: string;
+  origin?: UserOrigin;
   createdAt: Date;
   updatedAt: Date;
 }
