@@ -16,5 +16,6 @@ for (const range of PERMITTED_IP_RANGES) {
 
 export function isLoopbackAddress(address: string): boolean {
   const family = isIP(address);
-  return family !== 0 && ranges[family as 4 | 6].check(address, `ipv${family}`);
+  if (family === 4) return ranges[4].check(address, 'ipv4');
+  return family === 6 && ranges[6].check(address, 'ipv6');
 }

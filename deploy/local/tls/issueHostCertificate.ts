@@ -39,7 +39,7 @@ export async function issueHostCertificate(ca: LocalCertificateAuthority, ...nam
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       // Browsers match the name only against the subject alternative names.
-      new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: isIP(value) ? 'ip' : 'dns', value }))),
+      new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: isIP(value) ? ('ip' as const) : ('dns' as const), value }))),
       await x509.AuthorityKeyIdentifierExtension.create(ca.certificate),
     ],
   });
