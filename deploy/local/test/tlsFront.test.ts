@@ -1,5 +1,5 @@
 /**
- * The TLS front of `npm start` (deploy/local/tls): a local CA made once and reused, certificates
+ * The TLS front of `npm start` (deploy/local/tls): a local CA made once and reused (for its year), certificates
  * issued per `*.localhost` name, and connections relayed byte for byte to a plain-HTTP target.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
