@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { GeneralName, GeneralSubtree, GeneralSubtrees, id_ce_nameConstraints, NameConstraints } from '@peculiar/asn1-x509';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +178,16 @@ describe('a stored local CA', () => {
     expect((await loadLocalCertificateAuthority(d)).replacedBecause).toBe('its key file holds another key');
     rmSync(join(other, 'ca.pem'));
     expect((await loadLocalCertificateAuthority(other)).replacedBecause).toBe('its certificate file is missing');
+  });
+
+  it('is replaced when it is not an ECDSA P-256 CA (an RSA one made by hand)', async () => {
+    const d = dir();
+    mkdirSync(d);
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '300', '-subj', '/CN=hand-made', '-keyout', join(d, 'ca-key.pem'), '-out', join(d, 'ca.pem')], { stdio: 'pipe' });
+    chmodSync(join(d, 'ca-key.pem'), 0o600);
+    const loaded = await loadLocalCertificateAuthority(d);
+    expect(loaded.replacedBecause).toMatch(/^it is not an ECDSA P-256 CA this front can use \(/);
+    expect(loaded.certificate.publicKey.algorithm.name).toBe('ECDSA');
   });
 
   it('is refused, and left as it is, when its key file may be read by others', async () => {

@@ -62,10 +62,15 @@ async function readStored(certificateFile: string, keyFile: string): Promise<{ c
     return { defects: [`its certificate could not be read (${(err as Error).message})`] };
   }
   const keyPem = readFileSync(keyFile, 'utf8');
-  const defects = await findCaDefects(certificate, keyPem);
-  if (defects.length > 0) return { defects };
-  const privateKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(keyPem), SIGNING_ALGORITHM, false, ['sign']);
-  return { ca: { certificate, privateKey, certificatePem, certificateFile, created: false } };
+  // A certificate or key of another kind (say RSA) cannot be checked or used: replaced as well.
+  try {
+    const defects = await findCaDefects(certificate, keyPem);
+    if (defects.length > 0) return { defects };
+    const privateKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(keyPem), SIGNING_ALGORITHM, false, ['sign']);
+    return { ca: { certificate, privateKey, certificatePem, certificateFile, created: false } };
+  } catch (err) {
+    return { defects: [`it is not an ECDSA P-256 CA this front can use (${(err as Error).message})`] };
+  }
 }
 
 async function createCertificateAuthority(dir: string, certificateFile: string, keyFile: string): Promise<LocalCertificateAuthority> {
