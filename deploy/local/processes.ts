@@ -151,7 +151,7 @@ export const DEFAULT_TLS_FRONT_PORT = 8443;
 /**
  * The TLS front (deploy/local/tls): HTTPS for `https://{projectID}.localhost:<port>`, the URL the
  * published web SDKs build from their `frontendApiUrlSuffix`, relayed to the gateway's frontend
- * listener. Its certificate authority is made once in `caDir` and reused.
+ * listener. Its certificate authority is made in `caDir` and reused for its year.
  */
 export function tlsFrontProcess(opts: { port: number; gatewayPort: number; caDir: string }): ProcessSpec {
   return {

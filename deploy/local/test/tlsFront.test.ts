@@ -1,5 +1,5 @@
 /**
- * The TLS front of `npm start` (deploy/local/tls): a local CA made once and reused, certificates
+ * The TLS front of `npm start` (deploy/local/tls): a local CA made once and reused (for its year), certificates
  * issued per `*.localhost` name, and connections relayed byte for byte to a plain-HTTP target.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
@@ -8,12 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as connectTls, createServer as createTlsServer } from 'node:tls';
+import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueHostCertificate } from '../tls/issueHostCertificate.js';
 import { isLocalhostName } from '../tls/isLocalhostName.js';
+import { isLoopbackAddress } from '../tls/isLoopbackAddress.js';
 import { loadLocalCertificateAuthority, type LocalCertificateAuthority } from '../tls/loadLocalCertificateAuthority.js';
 import { serveTlsFront, type TlsFront } from '../tls/serveTlsFront.js';
+import { forgeCertificate, nodeHandshake } from './forgeCertificate.js';
 
 interface Seen {
   method: string;
@@ -97,30 +99,40 @@ describe('TLS front', () => {
     expect(statSync(join(dir, 'tls', 'ca-key.pem')).mode & 0o777).toBe(0o600);
   });
 
-  it("is name-constrained: a certificate it signed for a name outside localhost does not verify", async () => {
-    // Signed directly (the front itself refuses such names), to show that trusting the CA
-    // trusts it for localhost names only.
-    const evil = await issueHostCertificate(ca, 'bank.example.com');
-    const server = createTlsServer({ cert: evil.certificateChainPem, key: evil.privateKeyPem }, (s) => s.end());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const outcome = await new Promise<string>((resolve) => {
-        const socket = connectTls({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, servername: 'bank.example.com', ca: ca.certificatePem }, () => {
-          resolve('verified');
-          socket.destroy();
-        });
-        socket.on('error', (err) => resolve(err.message));
+  it('serves clients that name no host (an IP address in the URL) a certificate for the loopback addresses', async () => {
+    const subjectAltName = await new Promise<string>((resolve, reject) => {
+      // No servername: Node sends no SNI for an IP address and checks the certificate against it.
+      const socket = connectTls({ host: '127.0.0.1', port: front.port, ca: ca.certificatePem }, () => {
+        resolve(socket.getPeerX509Certificate()?.subjectAltName ?? '');
+        socket.destroy();
       });
-      // OpenSSL's X509_V_ERR_PERMITTED_VIOLATION: the chain breaks the CA's name constraints
-      // (and not, say, a name mismatch: the leaf's name is the one asked for).
-      expect(outcome).toBe('permitted subtree violation');
-    } finally {
-      server.close();
+      socket.on('error', reject);
+    });
+    expect(subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
+  });
+
+  it('issues certificates only for localhost names and loopback addresses', async () => {
+    for (const names of [['bank.example.com'], ['localhost', '10.9.8.7'], ['localhost', '::ffff:127.0.0.1'], ['127.0.0.1']] as [string, ...string[]][]) {
+      await expect(issueHostCertificate(ca, ...names), names.join(' ')).rejects.toThrow();
     }
+  });
+
+  it("is name-constrained: a certificate signed with its key for a name outside localhost does not verify", async () => {
+    // Signed directly (issueHostCertificate refuses such names), to show that trusting the CA
+    // trusts it for localhost names only.
+    const evil = await forgeCertificate(ca, { names: [{ type: 'dns', value: 'bank.example.com' }], subject: 'CN=bank.example.com' });
+    // OpenSSL's X509_V_ERR_PERMITTED_VIOLATION: the chain breaks the CA's name constraints
+    // (and not, say, a name mismatch: the leaf's name is the one asked for).
+    expect(await nodeHandshake(ca.certificatePem, evil, 'bank.example.com')).toBe('permitted subtree violation');
   });
 
   it('accepts localhost and names below it, nothing else', () => {
     for (const name of ['localhost', 'pro-123.localhost', 'a.b.localhost']) expect(isLocalhostName(name)).toBe(true);
     for (const name of ['localhost.example.com', 'example.com', 'pro_1.localhost', '-a.localhost', 'xlocalhost', '', '.localhost']) expect(isLocalhostName(name)).toBe(false);
+  });
+
+  it('takes loopback addresses for loopback, per family', () => {
+    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '0:0:0:0:0:0:0:1']) expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of ['10.9.8.7', '128.0.0.1', '::2', '::ffff:127.0.0.1', 'localhost', '']) expect(isLoopbackAddress(address), address).toBe(false);
   });
 });

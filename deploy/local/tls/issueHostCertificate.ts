@@ -1,13 +1,11 @@
-/** A server certificate for one `localhost` name, signed by the local CA (loadLocalCertificateAuthority.ts). */
+/** A server certificate for `localhost` names or loopback addresses, signed by the local CA (loadLocalCertificateAuthority.ts). */
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { randomSerialNumber, SIGNING_ALGORITHM, type LocalCertificateAuthority } from './loadLocalCertificateAuthority.js';
-
-/**
- * 30 days: browsers refuse leaf certificates valid for more than 398 days, and the front issues
- * new ones at every start anyway.
- */
-const LEAF_LIFETIME_MS = 30 * 24 * 3600 * 1000;
+import { isIP } from 'node:net';
+import { isLocalhostName } from './isLocalhostName.js';
+import { isLoopbackAddress } from './isLoopbackAddress.js';
+import { LEAF_LIFETIME_MS, randomSerialNumber, SIGNING_ALGORITHM } from './localCaProfile.js';
+import type { LocalCertificateAuthority } from './loadLocalCertificateAuthority.js';
 
 export interface HostCertificate {
   /** The leaf, then the CA: clients that were given the CA file still get the whole chain. */
@@ -15,12 +13,21 @@ export interface HostCertificate {
   privateKeyPem: string;
 }
 
-export async function issueHostCertificate(ca: LocalCertificateAuthority, host: string): Promise<HostCertificate> {
+/**
+ * `names`: `localhost` names (isLocalhostName) and loopback IP addresses, the first one a DNS
+ * name. Anything else is refused here, before the CA's name constraints would make every client
+ * refuse it.
+ */
+export async function issueHostCertificate(ca: LocalCertificateAuthority, ...names: [string, ...string[]]): Promise<HostCertificate> {
+  for (const name of names) {
+    if (isIP(name) ? !isLoopbackAddress(name) : !isLocalhostName(name)) throw new Error(`the local CA certifies only localhost names and loopback addresses, not "${name}"`);
+  }
+  if (isIP(names[0])) throw new Error('the first name of a host certificate must be a DNS name (its subject)');
   const keys = await crypto.subtle.generateKey(SIGNING_ALGORITHM, true, ['sign', 'verify']);
   const notBefore = new Date(Date.now() - 60_000);
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerialNumber(),
-    subject: `CN=${host}`,
+    subject: `CN=${names[0]}`,
     issuer: ca.certificate.subject,
     notBefore,
     notAfter: new Date(Math.min(notBefore.getTime() + LEAF_LIFETIME_MS, ca.certificate.notAfter.getTime())),
@@ -32,7 +39,7 @@ export async function issueHostCertificate(ca: LocalCertificateAuthority, host: 
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       // Browsers match the name only against the subject alternative names.
-      new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: host }]),
+      new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: isIP(value) ? ('ip' as const) : ('dns' as const), value }))),
       await x509.AuthorityKeyIdentifierExtension.create(ca.certificate),
     ],
   });

@@ -1,26 +1,27 @@
 /**
- * The local certificate authority of `npm start`'s TLS front: created once per checkout in
- * .local/tls/ (git-ignored) and reused, so a browser or OS that was told to trust it keeps
- * trusting the front across restarts.
+ * The local certificate authority of `npm start`'s TLS front: created in .local/tls/ (git-ignored)
+ * and reused for its year, so a browser or OS that was told to trust it keeps trusting the front
+ * across restarts.
  *
- * The CA is name-constrained to `localhost` and its subdomains: the published web SDKs build
+ * What it may vouch for is written into its certificate (localCaProfile.ts): TLS servers named
+ * `localhost`, `*.localhost` or a loopback address, nothing else. The published web SDKs build
  * their frontend API URL as https://{projectID}.{suffix}, so the front needs a certificate for
- * every `*.localhost` name, but a developer who trusts this CA must not thereby trust it for any
- * other site, should its key ever leak. Chromium, Firefox and Node enforce name constraints on
- * locally added roots too.
+ * every `*.localhost` name; a developer who trusts this CA must not thereby trust it for any
+ * other site or purpose, should its key ever leak.
+ *
+ * A stored CA is replaced when findCaDefects.ts finds a reason (expired or near it, made before
+ * the current limits, a key that is not its own); the result says why, because everyone who
+ * trusted the old one has to trust the new one. A key file others may read, or that belongs to
+ * someone else, is refused (checkCaKeyFile.ts).
  */
 import 'reflect-metadata';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { GeneralName, GeneralSubtree, GeneralSubtrees, id_ce_nameConstraints, NameConstraints } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-
-export const SIGNING_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-
-/** Ten years: trusting a new CA every year would be a chore nobody does twice. */
-const CA_LIFETIME_MS = 10 * 365 * 24 * 3600 * 1000;
+import { checkCaKeyFile } from './checkCaKeyFile.js';
+import { findCaDefects } from './findCaDefects.js';
+import { CA_LIFETIME_MS, caExtensions, randomSerialNumber, SIGNING_ALGORITHM } from './localCaProfile.js';
 
 export interface LocalCertificateAuthority {
   certificate: x509.X509Certificate;
@@ -31,36 +32,59 @@ export interface LocalCertificateAuthority {
   certificateFile: string;
   /** Whether this call made it (a browser has not been told to trust it yet). */
   created: boolean;
+  /** Why the CA that was stored before was replaced by the one made now, if there was one. */
+  replacedBecause?: string;
 }
 
 export async function loadLocalCertificateAuthority(dir: string): Promise<LocalCertificateAuthority> {
   const certificateFile = join(dir, 'ca.pem');
   const keyFile = join(dir, 'ca-key.pem');
+  let replacedBecause: string | undefined;
+  if (existsSync(keyFile)) checkCaKeyFile(keyFile);
   if (existsSync(certificateFile) && existsSync(keyFile)) {
-    const certificatePem = readFileSync(certificateFile, 'utf8');
-    const certificate = new x509.X509Certificate(certificatePem);
-    // An expired CA is replaced rather than used: every leaf it signed would be refused anyway.
-    if (certificate.notAfter.getTime() > Date.now() + 24 * 3600 * 1000) {
-      const privateKey = await crypto.subtle.importKey('pkcs8', pemBody(readFileSync(keyFile, 'utf8')), SIGNING_ALGORITHM, false, ['sign']);
-      return { certificate, privateKey, certificatePem, certificateFile, created: false };
-    }
+    const stored = await readStored(certificateFile, keyFile);
+    if ('ca' in stored) return stored.ca;
+    replacedBecause = stored.defects.join('; ');
+  } else if (existsSync(certificateFile) || existsSync(keyFile)) {
+    replacedBecause = existsSync(keyFile) ? 'its certificate file is missing' : 'its key file is missing';
   }
+  const ca = await createCertificateAuthority(dir, certificateFile, keyFile);
+  return replacedBecause === undefined ? ca : { ...ca, replacedBecause };
+}
+
+async function readStored(certificateFile: string, keyFile: string): Promise<{ ca: LocalCertificateAuthority } | { defects: string[] }> {
+  let certificate: x509.X509Certificate;
+  let certificatePem: string;
+  try {
+    certificatePem = readFileSync(certificateFile, 'utf8');
+    certificate = new x509.X509Certificate(certificatePem);
+  } catch (err) {
+    return { defects: [`its certificate could not be read (${(err as Error).message})`] };
+  }
+  const keyPem = readFileSync(keyFile, 'utf8');
+  // A certificate or key of another kind (say RSA) cannot be checked or used: replaced as well.
+  try {
+    const defects = await findCaDefects(certificate, keyPem);
+    if (defects.length > 0) return { defects };
+    const privateKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(keyPem), SIGNING_ALGORITHM, false, ['sign']);
+    return { ca: { certificate, privateKey, certificatePem, certificateFile, created: false } };
+  } catch (err) {
+    return { defects: [`it is not an ECDSA P-256 CA this front can use (${(err as Error).message})`] };
+  }
+}
+
+async function createCertificateAuthority(dir: string, certificateFile: string, keyFile: string): Promise<LocalCertificateAuthority> {
   const keys = await crypto.subtle.generateKey(SIGNING_ALGORITHM, true, ['sign', 'verify']);
   const notBefore = new Date(Date.now() - 60_000);
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerialNumber(),
-    // The host name and date tell apart the CAs of several machines in one trust store.
+    // The host name and date tell apart the CAs of several machines (and years) in one trust store.
     name: `CN=passkeyauth local development CA (${hostname()} ${notBefore.toISOString().slice(0, 10)}), O=passkeyauth local development`,
     notBefore,
     notAfter: new Date(notBefore.getTime() + CA_LIFETIME_MS),
     keys,
     signingAlgorithm: SIGNING_ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      localhostOnly(),
-    ],
+    extensions: await caExtensions(keys.publicKey),
   });
   const certificatePem = certificate.toString('pem');
   const keyPem = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
@@ -72,31 +96,11 @@ export async function loadLocalCertificateAuthority(dir: string): Promise<LocalC
   return { certificate, privateKey: keys.privateKey, certificatePem, certificateFile, created: true };
 }
 
-/**
- * The nameConstraints extension (RFC 5280 §4.2.1.10) permitting only DNS names `localhost` and
- * below it. @peculiar/x509 has no class for it, so it is encoded with the ASN.1 schema the
- * library itself is built on.
- */
-function localhostOnly(): x509.Extension {
-  const value = new NameConstraints({
-    permittedSubtrees: new GeneralSubtrees([new GeneralSubtree({ base: new GeneralName({ dNSName: 'localhost' }) })]),
-  });
-  return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(value));
-}
-
-/** A positive 16-byte serial number (RFC 5280 asks for up to 20 bytes, unique per CA). */
-export function randomSerialNumber(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[0] &= 0x7f;
-  return Buffer.from(bytes).toString('hex');
-}
-
-function pemBody(pem: string): ArrayBuffer {
-  return x509.PemConverter.decodeFirst(pem);
-}
-
 function writeAtomically(path: string, contents: string, mode: number): void {
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, contents, { mode });
+  // A leftover temporary file would keep its old mode: writeFileSync applies `mode` only to a
+  // file it creates, so it is removed and then created exclusively.
+  rmSync(temp, { force: true });
+  writeFileSync(temp, contents, { mode, flag: 'wx' });
   renameSync(temp, path);
 }

@@ -25,7 +25,13 @@ const front = await serveTlsFront({
   target: { host: env('GATEWAY_HOST', '127.0.0.1'), port: gatewayPort },
   log: (line) => process.stderr.write(`tls-front: ${line}\n`),
 });
-if (ca.created) process.stdout.write(`created the local certificate authority ${ca.certificateFile}\n`);
+if (ca.replacedBecause) {
+  process.stdout.write(
+    `replaced the local certificate authority ${ca.certificateFile} (${ca.replacedBecause}): trust the new one again and remove the old one from your trust stores (docs/web-sdks.md, "Trying it locally with npm start")\n`,
+  );
+} else if (ca.created) {
+  process.stdout.write(`created the local certificate authority ${ca.certificateFile}: trust it once (docs/web-sdks.md, "Trying it locally with npm start")\n`);
+}
 // start.ts and the tests wait for this line.
 process.stdout.write(`listening on https://localhost:${front.port} (CA ${ca.certificateFile})\n`);
 

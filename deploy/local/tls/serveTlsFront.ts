@@ -52,8 +52,9 @@ export async function serveTlsFront(opts: TlsFrontOptions): Promise<TlsFront> {
     }
     return context;
   };
-  // Clients that send no server name (an IP address in the URL) get the `localhost` certificate.
-  const fallback = await issueHostCertificate(opts.ca, 'localhost');
+  // Clients that send no server name (an IP address in the URL) get the certificate for
+  // `localhost` and the loopback addresses the front listens on.
+  const fallback = await issueHostCertificate(opts.ca, 'localhost', '127.0.0.1', '::1');
   const newServer = (): Server => {
     const server = createServer(
       {
@@ -63,7 +64,7 @@ export async function serveTlsFront(opts: TlsFrontOptions): Promise<TlsFront> {
         SNICallback: (servername, done) => {
           const name = servername.toLowerCase();
           if (!isLocalhostName(name)) {
-            opts.log?.(`refused TLS for "${servername}": the local CA certifies only localhost names`);
+            opts.log?.(`refused TLS for "${servername}": the local CA certifies only localhost names and loopback addresses`);
             done(new Error(`not a localhost name: ${servername}`));
             return;
           }
