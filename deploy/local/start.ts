@@ -3,8 +3,9 @@
  * if a source changed (buildBundles.ts), starts the embedded MongoDB-compatible store (unless
  * MONGODB_URI points at a real MongoDB) and the maildev mail catcher (unless SMTP_URL points at a
  * real mail server), then the three services and the gateway, all at once, while it creates or
- * reuses the demo project, writes its credentials to .local/demo-project.json and starts the demo
- * app on it (http://localhost:3000, DEMO_PORT), and the TLS front that serves the frontend API on
+ * reuses the demo projects (one serving the self-service sign-up, one for connect, where it is off),
+ * writes their credentials to .local/demo-project.json and starts the demo app on them
+ * (http://localhost:3000, DEMO_PORT), and the TLS front that serves the frontend API on
  * https://{projectID}.localhost:8443 for the published web SDKs (TLS_FRONT_PORT; TLS_FRONT=off
  * leaves it out). It waits until all are ready.
  * Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
@@ -99,8 +100,9 @@ try {
       `  Services       ceremony :${ports.ceremony}  challenge :${ports.challenge}  connect :${ports.connect}  (Connect RPC, /healthz /readyz /metrics)`,
       `  MongoDB        ${mongodbUri}${process.env.MONGODB_URI ? '' : '   (embedded store, data in .data/mongo)'}`,
       mailLine,
-      `  Demo project   ${demo.projectID} (RP ID ${demo.rpID}, origin ${demo.origins.join(', ')}); credentials in ${DEMO_FILE}`,
-      `  Demo app       ${demoUrl}${demoOriginNote}   (sign-up/login, account, connect, backend API pages)`,
+      `  Demo project   ${demo.projectID} (self-service sign-up on; RP ID ${demo.rpID}, origin ${demo.origins.join(', ')}); credentials in ${DEMO_FILE}`,
+      `  Connect demo   ${demo.connect.projectID} (self-service sign-up off; RP ID ${demo.connect.rpID}); credentials under "connect" in ${DEMO_FILE}`,
+      `  Demo app       ${demoUrl}${demoOriginNote}   (sign-up/login, account, web-js pages; connect and backend API pages on the connect project)`,
       '',
       `Open ${demoUrl} to try passkeys in your browser.`,
       '',

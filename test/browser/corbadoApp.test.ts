@@ -141,7 +141,7 @@ describe.skipIf(skip)('@corbado/web-core CorbadoApp (sign-up and login) in Chrom
     mail = await startMailCatcher();
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Test <no-reply@localhost>' });
     pageServer = await startSdkPage('corbadoAppPage.ts');
-    project = await stack.createProject('web-core-app', [pageServer.origin]);
+    project = await stack.createProject('web-core-app', [pageServer.origin], ['--self-service', 'enabled']);
     front = await startTlsFront(stack.frontendUrl);
     const url = `${pageServer.origin}/?${new URLSearchParams({ projectId: project.projectID, frontendApiUrlSuffix: front.suffix }).toString()}`;
     app = await openAppPage(browser, url);

@@ -47,7 +47,10 @@ type Demo = { url: string; close(): Promise<void> };
 
 let stack: Stack;
 let mail: MailCatcher;
+/** The self-service project: the sign-up, login and account pages (and Bob, created through its backend API). */
 let project: ProjectJson;
+/** The connect project (self-service off): the connect and backend-API pages. */
+let connectProject: ProjectJson;
 let demo: Demo;
 let browser: Browser;
 /** Alice's tab. */
@@ -185,9 +188,10 @@ describe.skipIf(skip)('demo app in Chromium', () => {
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Demo <no-reply@localhost>' });
     const port = await freePort();
     const origin = `http://localhost:${port}`;
-    project = await stack.createProject('demo-browser', [origin], ['--challenge-delivery', 'service']);
-    const { projectID, apiSecret, frontendApiUrl, backendApiUrl } = project;
-    demo = await startDemo({ port, project: { projectID, apiSecret, frontendApiUrl, backendApiUrl }, mailInboxUrl: mail.webUrl });
+    project = await stack.createProject('demo-browser', [origin], ['--challenge-delivery', 'service', '--self-service', 'enabled']);
+    connectProject = await stack.createProject('demo-browser-connect', [origin]);
+    const demoProject = ({ projectID, apiSecret, frontendApiUrl, backendApiUrl }: ProjectJson) => ({ projectID, apiSecret, frontendApiUrl, backendApiUrl });
+    demo = await startDemo({ port, project: demoProject(project), connectProject: demoProject(connectProject), mailInboxUrl: mail.webUrl });
     expect(demo.url, 'startDemo resolves with url http://localhost:<port>').toBe(origin);
     main = await openDemo('/', '#login-form');
     current = main;

@@ -44,10 +44,12 @@ describe.skipIf(skip)("the demo's web-js page (published @corbado/web-js through
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Demo <no-reply@localhost>' });
     front = await serveTlsFront({ ca, port: 0, hosts: ['127.0.0.1'], target: { host: '127.0.0.1', port: stack.ports.frontend } });
     const port = await freePort();
-    project = await stack.createProject('demo-web-js', [`http://localhost:${port}`]);
+    project = await stack.createProject('demo-web-js', [`http://localhost:${port}`], ['--self-service', 'enabled']);
+    // The connect and backend pages' project (self-service off), which this test does not open.
+    const connectProject = await stack.createProject('demo-web-js-connect', [`http://localhost:${port}`]);
     const { startDemo } = await import('../../deploy/local/demo/server.js');
-    const { projectID, apiSecret, frontendApiUrl, backendApiUrl } = project;
-    demo = await startDemo({ port, project: { projectID, apiSecret, frontendApiUrl, backendApiUrl }, mailInboxUrl: mail.webUrl, webSdkUrlSuffix: `localhost:${front.port}` });
+    const demoProject = ({ projectID, apiSecret, frontendApiUrl, backendApiUrl }: ProjectJson) => ({ projectID, apiSecret, frontendApiUrl, backendApiUrl });
+    demo = await startDemo({ port, project: demoProject(project), connectProject: demoProject(connectProject), mailInboxUrl: mail.webUrl, webSdkUrlSuffix: `localhost:${front.port}` });
     browser = await launchChromium({ trustedCaPem: ca.certificatePem });
     tab = await openPage(browser, `${demo.url}/web-js`, {
       ready: (page, log) =>

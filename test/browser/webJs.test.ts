@@ -111,7 +111,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     mail = await startMailCatcher();
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Test <no-reply@localhost>' });
     pageServer = await startSdkPage('webJsPage.ts');
-    project = await stack.createProject('web-js', [pageServer.origin]);
+    project = await stack.createProject('web-js', [pageServer.origin], ['--self-service', 'enabled']);
     front = await startTlsFront(stack.frontendUrl);
     page = await openWebJsPage(project, requested);
   }, 120_000);
@@ -360,7 +360,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
   describe('session refresh (web-core refreshes with the refresh token of the sign-in, and never stores a new one)', () => {
     /** A project with 60-second session tokens: web-core refreshes at each 10-second check, as less than 60 s are left. */
     async function refreshingProject(name: string, rotation: 'rotate' | 'keep'): Promise<ProjectJson> {
-      const p = await stack.createProject(name, [pageServer.origin]);
+      const p = await stack.createProject(name, [pageServer.origin], ['--self-service', 'enabled']);
       const admin = await openProjectAdmin({ mongodbUri: stack.env.MONGODB_URI, masterKey: parseMasterKey(stack.env.MASTER_KEY), urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL } });
       try {
         await updateSessionSettings(admin.deps, p.projectID, { sessionLifetimeSeconds: 60, refreshTokenRotation: rotation });

@@ -22,7 +22,7 @@ const smtp = new TestSmtp();
 beforeAll(async () => {
   await smtp.start();
   stack = await startStack({ smtpUrl: smtp.url, emailFrom: 'Auth E2E <no-reply@localhost>' });
-  project = await stack.createProject('auth-flows-e2e', [ORIGIN], ['--challenge-delivery', 'service', '--app-name', 'Auth Shop']);
+  project = await stack.createProject('auth-flows-e2e', [ORIGIN], ['--challenge-delivery', 'service', '--app-name', 'Auth Shop', '--self-service', 'enabled']);
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -440,7 +440,7 @@ describe('/v2/me with the refresh token as the bearer (what web-core 3.x sends)'
 
 describe('a project that keeps refresh tokens (session-settings --refresh-rotation keep, for the web SDKs)', () => {
   it('answers every refresh with the same refresh token, which keeps working on /v2/me until logout', async () => {
-    const kept = await stack.createProject('auth-flows-e2e-keep', [ORIGIN]);
+    const kept = await stack.createProject('auth-flows-e2e-keep', [ORIGIN], ['--self-service', 'enabled']);
     const admin = await openProjectAdmin({ mongodbUri: stack.env.MONGODB_URI, masterKey: parseMasterKey(stack.env.MASTER_KEY), urls: { frontendApiUrl: stack.env.FRONTEND_API_URL, backendApiUrl: stack.env.BACKEND_API_URL } });
     try {
       await updateSessionSettings(admin.deps, kept.projectID, { refreshTokenRotation: 'keep' });

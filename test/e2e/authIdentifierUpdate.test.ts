@@ -20,7 +20,7 @@ const smtp = new TestSmtp();
 beforeAll(async () => {
   await smtp.start();
   stack = await startStack({ smtpUrl: smtp.url, emailFrom: 'Identifier Update E2E <no-reply@localhost>' });
-  const settings = ['--challenge-delivery', 'service', '--email-link-url', `${ORIGIN}/verify`];
+  const settings = ['--challenge-delivery', 'service', '--email-link-url', `${ORIGIN}/verify`, '--self-service', 'enabled'];
   project = await stack.createProject('auth-identifier-e2e', [ORIGIN], settings);
   other = await stack.createProject('auth-identifier-e2e-other', [ORIGIN], settings);
 }, 120_000);

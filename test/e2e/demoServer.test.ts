@@ -13,16 +13,20 @@ const ORIGIN = 'http://localhost:3000';
 const capable = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { userVerifyingPlatformAuthenticator: true, conditionalMediation: true } };
 
 let stack: Stack;
+/** The demo's connect project (self-service off): the connect and backend pages. */
 let project: ProjectJson;
+/** The demo's self-service project: the sign-up, account and web-js pages. */
+let selfService: ProjectJson;
 let other: ProjectJson;
 let demo: DemoServer;
 
 beforeAll(async () => {
   stack = await startStack();
   project = await stack.createProject('demo-server-e2e', [ORIGIN]);
+  selfService = await stack.createProject('demo-server-e2e-self-service', [ORIGIN], ['--self-service', 'enabled']);
   other = await stack.createProject('demo-server-e2e-other', [ORIGIN]);
-  const { projectID, apiSecret, frontendApiUrl, backendApiUrl } = project;
-  demo = await startDemo({ port: 0, project: { projectID, apiSecret, frontendApiUrl, backendApiUrl }, mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
+  const demoProject = ({ projectID, apiSecret, frontendApiUrl, backendApiUrl }: ProjectJson) => ({ projectID, apiSecret, frontendApiUrl, backendApiUrl });
+  demo = await startDemo({ port: 0, project: demoProject(selfService), connectProject: demoProject(project), mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
 }, 120_000);
 afterAll(async () => {
   await demo?.close();
@@ -81,6 +85,8 @@ describe('pages', () => {
   it('serves the pages with their elements, the bundled scripts and /healthz', async () => {
     expect(demo.url).toMatch(/^http:\/\/localhost:[0-9]+$/);
     expect((await fetch(`${demo.url}/healthz`)).status).toBe(200);
+    /** Which project each page works with: the connect project only where the app vouches for its users. */
+    const projectOf: Record<string, ProjectJson> = { '/': selfService, '/account': selfService, '/connect': project, '/backend': project, '/web-js': selfService };
     const pages: Record<string, string[]> = {
       '/': ['id="login-form"', 'id="identifier"', 'autocomplete="username webauthn"', 'id="signup-form"', 'id="otp-form"', 'id="mail-banner"', 'role="status"', 'role="alert"'],
       '/account': ['id="passkeys"', 'id="add-passkey"', 'id="identifiers"', 'id="verify-form"', 'id="logout"', 'id="server-check"'],
@@ -93,7 +99,7 @@ describe('pages', () => {
       expect(res.status, path).toBe(200);
       const policy = res.headers.get('content-security-policy');
       // The web SDK's first calls go to https://{projectID}.{suffix} (the TLS front).
-      expect(policy).toContain(`connect-src 'self' ${new URL(project.frontendApiUrl).origin} https://${project.projectID}.localhost:8443;`);
+      expect(policy).toContain(`connect-src 'self' ${new URL(project.frontendApiUrl).origin} https://${selfService.projectID}.localhost:8443;`);
       expect(policy).toContain("script-src 'self';");
       // Only web-js's page takes the inline styles its components write.
       expect(policy).toContain(path === '/web-js' ? "style-src 'self' 'unsafe-inline';" : "style-src 'self';");
@@ -106,8 +112,9 @@ describe('pages', () => {
       expect(html).not.toContain('<!-- demo-');
       // The page's configuration: public values only.
       const config = JSON.parse(/<script id="demo-config" type="application\/json">(.*?)<\/script>/.exec(html)![1]!);
-      expect(config).toEqual({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
+      expect(config, path).toEqual({ projectID: projectOf[path]!.projectID, frontendApiUrl: projectOf[path]!.frontendApiUrl, mailInboxUrl: 'http://127.0.0.1:1080', webSdkUrlSuffix: 'localhost:8443' });
       expect(html).not.toContain(project.apiSecret);
+      expect(html).not.toContain(selfService.apiSecret);
     }
     // webJs: the published @corbado/web-js bundled in (built beside the server's start).
     for (const script of ['login', 'account', 'connect', 'backend', 'webJs']) {
@@ -195,7 +202,7 @@ describe('token checks against the JWKS', () => {
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, username: 'mallory@example.com' })).toString('base64url')}.${sig}`;
     const cookie = await appUser('henry@example.com');
-    const theirs = await connectLoginAs(other, 'henry@example.com');
+    const theirs = (await connectLoginAs(other, 'henry@example.com')).signedPasskeyData;
     for (const [what, token] of [
       ['missing', undefined],
       ['garbage', 'not.a.jwt'],
@@ -210,20 +217,23 @@ describe('token checks against the JWKS', () => {
     expect((await api('/api/connect/verify', { body: { signedPasskeyData: grace.session } })).body.error.code).toBe('wrong_token_kind');
   });
 
-  it('/api/session answers the claims of a valid session token and refuses others', async () => {
-    const ok = await api('/api/session', { bearer: grace.session });
+  it("/api/session answers the claims of the self-service project's session token and refuses others", async () => {
+    const ida = await connectLoginAs(selfService, 'ida@example.com');
+    const ok = await api('/api/session', { bearer: ida.session });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'grace@example.com', identifiers: [{ type: 'email', value: 'grace@example.com' }] });
+    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'ida@example.com', identifiers: [{ type: 'email', value: 'ida@example.com' }] });
     expect((await api('/api/session')).status).toBe(401);
     expect((await api('/api/session', { bearer: 'garbage' })).status).toBe(401);
-    expect((await api('/api/session', { bearer: `${grace.session.slice(0, -6)}AAAAAA` })).status).toBe(401);
-    const wrongKind = await api('/api/session', { bearer: grace.signedPasskeyData });
+    expect((await api('/api/session', { bearer: `${ida.session.slice(0, -6)}AAAAAA` })).status).toBe(401);
+    // The sign-up pages' check takes the self-service project's sessions only, not the connect project's.
+    expect((await api('/api/session', { bearer: grace.session })).body.error.code).toBe('invalid_token');
+    const wrongKind = await api('/api/session', { bearer: ida.signedPasskeyData });
     expect(wrongKind).toMatchObject({ status: 401, body: { error: { code: 'wrong_token_kind' } } });
   });
 });
 
-/** signedPasskeyData of another project (same stack, so the same issuer but another key and audience). */
-async function connectLoginAs(as: ProjectJson, email: string): Promise<string> {
+/** signedPasskeyData and the session of a connect login on another project (same stack, so the same issuer but another key and audience). */
+async function connectLoginAs(as: ProjectJson, email: string): Promise<{ signedPasskeyData: string; session: string }> {
   const token = await fetch(`${stack.backendUrl}/v2/connectTokens`, {
     method: 'POST',
     headers: { authorization: basic(as), 'content-type': 'application/json' },
@@ -237,7 +247,7 @@ async function connectLoginAs(as: ProjectJson, email: string): Promise<string> {
   const login = await front('/v2/connect/login/init', { clientInformation: capable, flags: {} }, { as });
   const ls = await front('/v2/connect/login/start', { identifier: email, source: 'text-field', loadedMs: 10 }, { process: login.token, as });
   const lf = await front('/v2/connect/login/finish', { isConditionalUI: false, assertionResponse: JSON.stringify(auth.getFromOptions(ls.assertionOptions, credential, ORIGIN)), loadedMs: 20 }, { process: login.token, as });
-  return lf.signedPasskeyData as string;
+  return { signedPasskeyData: lf.signedPasskeyData as string, session: lf.session as string };
 }
 
 describe('backend API ceremonies run by the demo server (B2–B7)', () => {

@@ -16,7 +16,7 @@ let admin: ProjectAdmin;
 
 beforeAll(async () => {
   stack = await startStack();
-  project = await stack.createProject('frontend-auth-e2e', ['http://localhost:3000']);
+  project = await stack.createProject('frontend-auth-e2e', ['http://localhost:3000'], ['--self-service', 'enabled']);
   other = await stack.createProject('frontend-auth-e2e-other', ['https://other.example']);
   admin = await openProjectAdmin({
     mongodbUri: stack.env.MONGODB_URI,

@@ -30,7 +30,7 @@ let deps: SessionDeps;
 beforeAll(async () => {
   await smtp.start();
   stack = await startStack({ smtpUrl: smtp.url, emailFrom: 'Me Details E2E <no-reply@localhost>' });
-  project = await stack.createProject('me-details-e2e', [ORIGIN], ['--challenge-delivery', 'service']);
+  project = await stack.createProject('me-details-e2e', [ORIGIN], ['--challenge-delivery', 'service', '--self-service', 'enabled']);
   other = await stack.createProject('me-details-e2e-other', [ORIGIN]);
   admin = await openProjectAdmin({
     mongodbUri: stack.env.MONGODB_URI,

@@ -39,7 +39,7 @@ let ajv: Ajv2020;
 
 beforeAll(async () => {
   stack = await startStack();
-  project = await stack.createProject('openapi-e2e');
+  project = await stack.createProject('openapi-e2e', undefined, ['--self-service', 'enabled']);
   for (const listener of ['frontend', 'backend'] as const) {
     const res = await fetch(`${baseUrl(listener)}/openapi.json`);
     expect(res.status).toBe(200);

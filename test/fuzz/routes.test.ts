@@ -58,7 +58,7 @@ const docs = {} as Record<Listener, { paths: Record<string, Record<string, unkno
 
 beforeAll(async () => {
   stack = await startStack();
-  project = await stack.createProject('fuzz', [ORIGIN]);
+  project = await stack.createProject('fuzz', [ORIGIN], ['--self-service', 'enabled']);
   const user = await fetch(`${stack.backendUrl}/v2/users`, { method: 'POST', headers: backendHeaders(), body: JSON.stringify({ fullName: 'Fuzz', status: 'active' }) });
   userID = ((await user.json()) as { userID: string }).userID;
   // A real process token, so process-token routes get past authentication into their input checks.

@@ -3,6 +3,7 @@
  * service. Pages call these with JSON; errors are `{error: {code, message}}` with an HTTP status.
  *
  * - GET  /api/session            verify the session token (Authorization: Bearer) against the JWKS
+ *                                 (the self-service project's; every other route uses the connect project)
  * - POST /api/password/register  the app's own login (in memory, scrypt), for the connect page
  * - POST /api/password/login, POST /api/password/logout, GET /api/password/me ({email}, null when signed out)
  * - POST /api/connect-token      create a connect token for the signed-in app user (backend API)
@@ -64,9 +65,17 @@ function cookie(req: IncomingMessage, name: string): string | null {
   return null;
 }
 
-export interface RouteDeps {
+/** One project as this server uses it: its backend API and its token verification. */
+export interface ProjectApi {
   backend: BackendCall;
   tokens: TokenVerifier;
+}
+
+export interface RouteDeps {
+  /** The self-service project (sign-up/login pages): only its session tokens are checked here. */
+  selfService: ProjectApi;
+  /** The connect project: connect tokens, signedPasskeyData, the backend-API ceremonies. */
+  connect: ProjectApi;
   users: PasswordUsers;
   sessions: AppSessions;
 }
@@ -82,7 +91,9 @@ export type Route = (ctx: RouteContext) => Promise<unknown>;
 const CONNECT_TOKEN_TYPES = ['passkey-append', 'passkey-list', 'passkey-delete'];
 
 export function apiRoutes(deps: RouteDeps): Record<string, Route> {
-  const { backend, tokens, users, sessions } = deps;
+  const { users, sessions } = deps;
+  // The app's own users (password login, connect, backend API) live in the connect project.
+  const { backend, tokens } = deps.connect;
 
   const signedInAppUser = (ctx: RouteContext): string => {
     const email = sessions.find(ctx.req)?.appUser;
@@ -94,7 +105,7 @@ export function apiRoutes(deps: RouteDeps): Record<string, Route> {
     /** The server-side check of a session token: what an app's backend does on every request. */
     'GET /api/session': async ({ req }) => {
       const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      const claims = await verifying(() => tokens.session(token));
+      const claims = await verifying(() => deps.selfService.tokens.session(token));
       return { userID: claims.sub, name: claims.name, identifiers: claims.identifiers ?? [] };
     },
 

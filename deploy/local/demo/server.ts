@@ -8,6 +8,11 @@
  *   /backend   the backend-API ceremonies (B2–B7) run by this server
  *   /web-js    the published @corbado/web-js, unchanged: its auth UI and passkey list
  *
+ * Two projects: `/`, `/account` and `/web-js` use the self-service project (`project`); `/connect`
+ * and `/backend`, where this app creates and vouches for its users, use the connect project
+ * (`connectProject`), which does not serve the self-service sign-up: there anyone could sign up
+ * with someone else's address, and a connect login for that address would find the impostor.
+ *
  * The page scripts (browser/*.ts, with @simplewebauthn/browser) are bundled with esbuild when the
  * server starts and served from memory; nothing is loaded from a CDN. The server keeps its state
  * (password users, cookie sessions) in memory only.
@@ -30,7 +35,10 @@ export interface DemoOptions {
   port: number;
   /** Interface to listen on; 127.0.0.1 by default. */
   host?: string;
+  /** The self-service project (sign-up/login, account and web-js pages). */
   project: DemoProject;
+  /** The connect project (connect and backend-API pages); self-service sign-up is off there. */
+  connectProject: DemoProject;
   /** The mail catcher's inbox, linked from the code step (e.g. http://127.0.0.1:1080). */
   mailInboxUrl?: string;
   /** `frontendApiUrlSuffix` for the web-js page (`localhost:8443`, the TLS front); without it that page says it cannot work. */
@@ -46,12 +54,12 @@ export interface DemoServer {
 }
 
 /** The pages by path, with their file and their name in the navigation, in navigation order. */
-const PAGES: { path: string; file: string; nav: string }[] = [
-  { path: '/', file: 'index.html', nav: 'Sign up &amp; log in' },
-  { path: '/account', file: 'account.html', nav: 'Account' },
-  { path: '/connect', file: 'connect.html', nav: 'Connect: password app' },
-  { path: '/backend', file: 'backend.html', nav: 'Backend API' },
-  { path: '/web-js', file: 'web-js.html', nav: 'Corbado web-js' },
+const PAGES: { path: string; file: string; nav: string; project: 'selfService' | 'connect' }[] = [
+  { path: '/', file: 'index.html', nav: 'Sign up &amp; log in', project: 'selfService' },
+  { path: '/account', file: 'account.html', nav: 'Account', project: 'selfService' },
+  { path: '/connect', file: 'connect.html', nav: 'Connect: password app', project: 'connect' },
+  { path: '/backend', file: 'backend.html', nav: 'Backend API', project: 'connect' },
+  { path: '/web-js', file: 'web-js.html', nav: 'Corbado web-js', project: 'selfService' },
 ];
 const ENTRY_POINTS = ['login', 'account', 'connect', 'backend'];
 const MAX_BODY_BYTES = 64 * 1024;
@@ -62,7 +70,7 @@ interface Asset {
 }
 
 export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
-  const { project } = opts;
+  const { project, connectProject } = opts;
   const assets = await loadAssets();
   // The web SDK's bundle (React and all) takes esbuild over a second of CPU, which `npm start`
   // should not spend while its processes start: it is built when the web-js page is first asked
@@ -77,14 +85,20 @@ export async function startDemo(opts: DemoOptions): Promise<DemoServer> {
     return webJsAssets;
   };
   const webSdkUrlSuffix = opts.webSdkUrlSuffix ?? '';
-  const pages = await loadPages({ projectID: project.projectID, frontendApiUrl: project.frontendApiUrl, mailInboxUrl: opts.mailInboxUrl ?? '', webSdkUrlSuffix });
-  const routes = apiRoutes({ backend: backendApi(project), tokens: tokenVerifier(project), users: new PasswordUsers(), sessions: new AppSessions() });
+  const pages = await loadPages({ selfService: project, connect: connectProject }, { mailInboxUrl: opts.mailInboxUrl ?? '', webSdkUrlSuffix });
+  const routes = apiRoutes({
+    selfService: { backend: backendApi(project), tokens: tokenVerifier(project) },
+    connect: { backend: backendApi(connectProject), tokens: tokenVerifier(connectProject) },
+    users: new PasswordUsers(),
+    sessions: new AppSessions(),
+  });
+  const frontendOrigins = [...new Set([project, connectProject].map((p) => new URL(p.frontendApiUrl).origin))].join(' ');
   const policy = (styleSrc: string) =>
     [
       "default-src 'self'",
       // The web SDK calls https://{projectID}.{suffix} first and then the URL the frontend API
       // names, which is the project's frontend API URL.
-      `connect-src 'self' ${new URL(project.frontendApiUrl).origin}${webSdkUrlSuffix ? ` https://${project.projectID}.${webSdkUrlSuffix}` : ''}`,
+      `connect-src 'self' ${frontendOrigins}${webSdkUrlSuffix ? ` https://${project.projectID}.${webSdkUrlSuffix}` : ''}`,
       "img-src 'self' data:",
       "script-src 'self'",
       styleSrc,
@@ -215,11 +229,12 @@ async function loadWebJsAssets(): Promise<Map<string, Asset>> {
  * The HTML pages with the page configuration (public values only) in a JSON script element and the
  * shared site header (skip link, navigation with the current page marked for screen readers).
  */
-async function loadPages(config: { projectID: string; frontendApiUrl: string; mailInboxUrl: string; webSdkUrlSuffix: string }): Promise<Map<string, string>> {
-  const json = JSON.stringify(config).replace(/</g, '\\u003c');
-  const tag = `<script id="demo-config" type="application/json">${json}</script>`;
+async function loadPages(projects: Record<'selfService' | 'connect', DemoProject>, config: { mailInboxUrl: string; webSdkUrlSuffix: string }): Promise<Map<string, string>> {
   const pages = new Map<string, string>();
-  for (const { path, file } of PAGES) {
+  for (const { path, file, project } of PAGES) {
+    const { projectID, frontendApiUrl } = projects[project];
+    const json = JSON.stringify({ projectID, frontendApiUrl, ...config }).replace(/</g, '\\u003c');
+    const tag = `<script id="demo-config" type="application/json">${json}</script>`;
     const html = await readFile(join(HERE, 'pages', file), 'utf8');
     pages.set(path, html.replace('<!-- demo-config -->', tag).replace('<!-- demo-header -->', siteHeader(path)));
   }

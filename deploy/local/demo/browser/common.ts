@@ -83,7 +83,9 @@ export async function demoApi<T = Record<string, any>>(path: string, opts: Omit<
   return json as T;
 }
 
-const CLIENT_ENV_KEY = 'clientEnvHandle';
+// Per project: the pages use two projects (docs/architecture.md, "The demo"), and a handle is
+// only known to the project that issued it.
+const CLIENT_ENV_KEY = `clientEnvHandle:${config.projectID}`;
 const CAPABILITIES = [
   'conditionalCreate',
   'conditionalGet',

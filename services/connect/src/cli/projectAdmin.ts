@@ -1,6 +1,6 @@
 /**
  * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite, session-settings,
- * event-settings, passkey-settings, rotate-signing-key), run directly against
+ * event-settings, passkey-settings, self-service-settings, rotate-signing-key), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -15,6 +15,8 @@ import { addOrigin } from '../projects/domain/addOrigin.js';
 import { createProject, type CreateProjectInput } from '../projects/domain/createProject.js';
 import { CLONE_DETECTION_POLICIES, cloneDetectionOf } from '../projects/domain/cloneDetection.js';
 import { updatePasskeySettings } from '../projects/domain/updatePasskeySettings.js';
+import { SELF_SERVICE_SETTINGS, selfServiceFlowsOf } from '../projects/domain/selfServiceFlows.js';
+import { updateSelfServiceFlows } from '../projects/domain/updateSelfServiceFlows.js';
 import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../projects/domain/eventRetention.js';
 import { issueClientKey } from '../projects/domain/issueClientKey.js';
 import { listProjects, type ProjectSummary } from '../projects/domain/listProjects.js';
@@ -128,8 +130,8 @@ function credentials(project: ProjectRecord, apiSecret: string, clientKey: strin
 }
 
 /**
- * The project with this name, created if missing. An existing one gets any missing origins and a
- * fresh API secret that replaces all others: its previous secret was only ever written to the
+ * The project with this name, created if missing. An existing one gets any missing origins, the
+ * input's self-service setting when it names one, and a fresh API secret that replaces all others: its previous secret was only ever written to the
  * credentials file this call's result overwrites, and revoking keeps repeated runs from piling up
  * secrets. A different RP ID is refused, because passkeys already registered are bound to the old one.
  */
@@ -147,6 +149,9 @@ export async function ensureProject(input: CreateProjectInput, deps: ProjectDeps
   for (const origin of normalizeOrigins(input.origins)) {
     if (!project.origins.includes(origin)) project = await addOrigin(deps, project._id, origin);
   }
+  if (input.selfServiceFlows !== undefined && selfServiceFlowsOf(project) !== input.selfServiceFlows) {
+    project = await updateSelfServiceFlows(deps, project._id, input.selfServiceFlows);
+  }
   const { apiSecret } = await rotateSecret(deps, project._id, { revokeOthers: true });
   return credentials(project, apiSecret, await issueClientKey(deps, project._id));
 }
@@ -158,7 +163,9 @@ commands:
          [--environment development|production] [--user-verification required|preferred|discouraged]
          [--challenge-delivery app|service] [--max-challenge-attempts N] [--email-link-url URL]
          [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})] [--clone-detection block|record]
-      creates a project; prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
+         [--self-service enabled|disabled]
+      creates a project (self-service sign-up/login off unless --self-service enabled, see
+      self-service-settings); prints {projectID, apiSecret, clientKey, frontendApiUrl, backendApiUrl, rpID, origins}
       (the API secret is shown only here)
   list
       prints every project (no secrets)
@@ -184,6 +191,12 @@ commands:
       what a passkey whose signature counter went backwards (a possible clone) may do afterwards:
       block (default: it never logs in again) or record (only that login is refused); prints
       {projectID, cloneDetection}
+  self-service-settings --project pro-… [--self-service enabled|disabled]
+      whether the project serves the self-service sign-up and login flows (/v2/auth/*, e.g. the
+      @corbado/web-js auth UI): enabled, or disabled (the default, also for projects created before
+      this setting existed), where every /v2/auth/* call gets 403 self_service_disabled. Keep it
+      disabled for a project whose users sign in through the connect flows: self-service sign-up
+      takes any email address unproven; prints {projectID, selfServiceFlows}
   rotate-signing-key --project pro-…
       publishes a new signing key at once; it signs tokens from activatesAt (15 minutes later, so
       every JWKS cache has it by then). Older keys stay in the JWKS until their last token expires
@@ -194,7 +207,7 @@ environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MA
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'passkey-settings', 'rotate-signing-key'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'passkey-settings', 'self-service-settings', 'rotate-signing-key'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
 export type ProjectCommandResult =
@@ -207,6 +220,7 @@ export type ProjectCommandResult =
   | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number; refreshTokenRotation: string }
   | { projectID: string; eventRetentionDays: number }
   | { projectID: string; cloneDetection: string }
+  | { projectID: string; selfServiceFlows: string }
   | { projectID: string; kid: string; activatesAt: string; clientKey: string; retiring: Array<{ kid: string; retiresAt: string }> };
 
 /** A parsed command line: which command and its options, checked before the store is touched. */
@@ -248,6 +262,13 @@ function policy(values: OptionValues): string | undefined {
   return v;
 }
 
+/** The optional --self-service setting. */
+function selfService(values: OptionValues): string | undefined {
+  const v = values['self-service'] as string | undefined;
+  if (v !== undefined && !(SELF_SERVICE_SETTINGS as readonly string[]).includes(v)) throw new UsageError(`--self-service must be one of ${SELF_SERVICE_SETTINGS.join(', ')}`);
+  return v;
+}
+
 /** An optional whole number of days within [min, max]. */
 function days(values: OptionValues, name: string, min: number, max: number): number | undefined {
   const v = values[name];
@@ -275,6 +296,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         'email-link-url': { type: 'string' },
         'event-retention-days': { type: 'string' },
         'clone-detection': { type: 'string' },
+        'self-service': { type: 'string' },
       });
       const attempts = v['max-challenge-attempts'] as string | undefined;
       if (attempts !== undefined && !/^[0-9]{1,3}$/.test(attempts)) throw new UsageError('--max-challenge-attempts must be a whole number');
@@ -291,6 +313,7 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         emailLinkUrl: v['email-link-url'] as string | undefined,
         eventRetentionDays: days(v, 'event-retention-days', MIN_EVENT_RETENTION_DAYS, MAX_EVENT_RETENTION_DAYS),
         cloneDetection: policy(v),
+        selfServiceFlows: selfService(v),
       };
       if (input.origins.length === 0) throw new UsageError('--origin is required (repeat it for several origins)');
       return {
@@ -397,6 +420,19 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
           // Without options it only shows the current setting.
           const p = await updatePasskeySettings(deps, projectId, { cloneDetection });
           return { projectID: p._id, cloneDetection: cloneDetectionOf(p) };
+        },
+      };
+    }
+    case 'self-service-settings': {
+      const v = parse(args, { project: { type: 'string' }, 'self-service': { type: 'string' } });
+      const projectId = required(v, 'project');
+      const value = selfService(v);
+      return {
+        command,
+        async run(deps) {
+          // Without options it only shows the current setting.
+          const p = await updateSelfServiceFlows(deps, projectId, value);
+          return { projectID: p._id, selfServiceFlows: selfServiceFlowsOf(p) };
         },
       };
     }

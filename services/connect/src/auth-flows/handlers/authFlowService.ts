@@ -1,6 +1,6 @@
 /** AuthFlowService RPCs (frontend /v2/auth/*): proto ⇄ domain mapping only. */
 import { create, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
   AuthFlowService,
   AuthLoginInitResponseSchema,
@@ -48,7 +48,8 @@ import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
 import { describedClient } from './describedClient.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
 import { getProject } from '../../projects/domain/getProject.js';
-
+import { requireSelfServiceFlows } from '../../projects/domain/selfServiceFlows.js';
+import type { ProjectRecord } from '../../projects/store/projects.js';
 
 const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
   block: b.block,
@@ -60,9 +61,20 @@ const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
 });
 
 export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
-  /** The Block response: the block, the project's common facts, and newProcess when the call started one. */
-  async function answer(call: FlowCall, block: Block, newProcess?: { token: string; expiresAt: number }): Promise<MessageInitShape<typeof ProcessResponseSchema>> {
+  /**
+   * The gate every /v2/auth/* call passes first: the caller and its project (read once per call),
+   * refused with self_service_disabled before anything is written unless the project serves the
+   * self-service flows. Process tokens issued while they were on stop working when they are off.
+   */
+  async function open(ctx: HandlerContext): Promise<{ call: FlowCall; project: ProjectRecord }> {
+    const call = flowCall(ctx);
     const project = await getProject(deps, call.projectId);
+    requireSelfServiceFlows(project);
+    return { call, project };
+  }
+
+  /** The Block response: the block, the project's common facts, and newProcess when the call started one. */
+  function answer(project: ProjectRecord, block: Block, newProcess?: { token: string; expiresAt: number }): MessageInitShape<typeof ProcessResponseSchema> {
     return {
       blockBody: blockMessage(block),
       common: { appName: project.appName, frontendApiUrl: project.frontendApiUrl, hideBadge: false, environment: project.environment },
@@ -77,84 +89,85 @@ export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof Auth
       return create(GetProcessConfigResponseSchema, { useServerSideProcessId: false, frontendApiUrl: project.frontendApiUrl });
     },
     async processGet(req, ctx) {
-      const call = flowCall(ctx);
-      return create(ProcessGetResponseSchema, { processResponse: await answer(call, await describeProcessState(deps, call, req.preferredBlock)) });
+      const { call, project } = await open(ctx);
+      return create(ProcessGetResponseSchema, { processResponse: answer(project, await describeProcessState(deps, call, req.preferredBlock)) });
     },
     async processReset(_req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const r = await resetProcess(deps, call);
-      return create(ProcessResetResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+      return create(ProcessResetResponseSchema, { processResponse: answer(project, r.block, r.newProcess) });
     },
     async eventCreate(req, ctx) {
-      await recordProcessEvent(deps, flowCall(ctx), { type: req.eventType, ...(req.challenge !== undefined ? { challenge: req.challenge } : {}) });
+      const { call } = await open(ctx);
+      await recordProcessEvent(deps, call, { type: req.eventType, ...(req.challenge !== undefined ? { challenge: req.challenge } : {}) });
       return create(EventCreateResponseSchema, {});
     },
     async processInit(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const r = await initProcess(deps, call, { client: clientSnapshot(req.clientInformation!), clientEnvHandle: req.clientInformation!.clientEnvHandle, preferredBlock: req.preferredBlock });
       return create(ProcessInitResponseSchema, {
         token: r.token,
         expiresAt: BigInt(r.expiresAt),
         newClientEnvHandle: r.newClientEnvHandle,
-        processResponse: await answer(call, r.block),
+        processResponse: answer(project, r.block),
       });
     },
     async signupInit(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const r = await initSignup(deps, call, { identifiers: req.identifiers.map((i) => ({ type: i.type, identifier: i.identifier })), ...(req.fullName !== undefined ? { fullName: req.fullName } : {}) });
-      return create(SignupInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+      return create(SignupInitResponseSchema, { processResponse: answer(project, r.block, r.newProcess) });
     },
     async authLoginInit(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const r = await initLogin(deps, call, { identifierValue: req.identifierValue, isPhone: req.isPhone ?? false });
-      return create(AuthLoginInitResponseSchema, { processResponse: await answer(call, r.block, r.newProcess) });
+      return create(AuthLoginInitResponseSchema, { processResponse: answer(project, r.block, r.newProcess) });
     },
     async passkeyAppendStart(req, ctx) {
-      const call = flowCall(ctx);
-      return create(PasskeyAppendStartResponseSchema, { processResponse: await answer(call, await startPasskeyAppend(deps, call, describedClient(req.clientInformation))) });
+      const { call, project } = await open(ctx);
+      return create(PasskeyAppendStartResponseSchema, { processResponse: answer(project, await startPasskeyAppend(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyAppendFinish(req, ctx) {
-      const call = flowCall(ctx);
-      return create(PasskeyAppendFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyAppend(deps, call, req.signedChallenge)) });
+      const { call, project } = await open(ctx);
+      return create(PasskeyAppendFinishResponseSchema, { processResponse: answer(project, await finishPasskeyAppend(deps, call, req.signedChallenge)) });
     },
     async passkeyLoginStart(req, ctx) {
-      const call = flowCall(ctx);
-      return create(PasskeyLoginStartResponseSchema, { processResponse: await answer(call, await startPasskeyLogin(deps, call, describedClient(req.clientInformation))) });
+      const { call, project } = await open(ctx);
+      return create(PasskeyLoginStartResponseSchema, { processResponse: answer(project, await startPasskeyLogin(deps, call, describedClient(req.clientInformation))) });
     },
     async passkeyLoginFinish(req, ctx) {
-      const call = flowCall(ctx);
-      return create(PasskeyLoginFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyLogin(deps, call, req.signedChallenge)) });
+      const { call, project } = await open(ctx);
+      return create(PasskeyLoginFinishResponseSchema, { processResponse: answer(project, await finishPasskeyLogin(deps, call, req.signedChallenge)) });
     },
     async passkeyMediationFinish(req, ctx) {
-      const call = flowCall(ctx);
-      return create(PasskeyMediationFinishResponseSchema, { processResponse: await answer(call, await finishPasskeyMediation(deps, call, req.signedChallenge)) });
+      const { call, project } = await open(ctx);
+      return create(PasskeyMediationFinishResponseSchema, { processResponse: answer(project, await finishPasskeyMediation(deps, call, req.signedChallenge)) });
     },
     async identifierVerifyStart(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const block = await startIdentifierVerify(deps, call, { identifierType: req.identifierType, verificationType: req.verificationType });
-      return create(IdentifierVerifyStartResponseSchema, { processResponse: await answer(call, block) });
+      return create(IdentifierVerifyStartResponseSchema, { processResponse: answer(project, block) });
     },
     async identifierVerifyFinish(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const block = await finishIdentifierVerify(deps, call, { code: req.code, identifierType: req.identifierType, verificationType: req.verificationType });
-      return create(IdentifierVerifyFinishResponseSchema, { processResponse: await answer(call, block) });
+      return create(IdentifierVerifyFinishResponseSchema, { processResponse: answer(project, block) });
     },
     async identifierVerifyStatus(_req, ctx) {
-      const call = flowCall(ctx);
-      return create(IdentifierVerifyStatusResponseSchema, { processResponse: await answer(call, await getVerificationStatus(deps, call)) });
+      const { call, project } = await open(ctx);
+      return create(IdentifierVerifyStatusResponseSchema, { processResponse: answer(project, await getVerificationStatus(deps, call)) });
     },
     async identifierUpdate(req, ctx) {
-      const call = flowCall(ctx);
+      const { call, project } = await open(ctx);
       const block = await updateProcessIdentifier(deps, call, { identifierType: req.identifierType, value: req.value });
-      return create(IdentifierUpdateResponseSchema, { processResponse: await answer(call, block) });
+      return create(IdentifierUpdateResponseSchema, { processResponse: answer(project, block) });
     },
     async blockSkip(_req, ctx) {
-      const call = flowCall(ctx);
-      return create(BlockSkipResponseSchema, { processResponse: await answer(call, await skipBlock(deps, call)) });
+      const { call, project } = await open(ctx);
+      return create(BlockSkipResponseSchema, { processResponse: answer(project, await skipBlock(deps, call)) });
     },
     async processComplete(_req, ctx) {
-      const call = flowCall(ctx);
-      return create(ProcessCompleteResponseSchema, { processResponse: await answer(call, await finishProcess(deps, call)) });
+      const { call, project } = await open(ctx);
+      return create(ProcessCompleteResponseSchema, { processResponse: answer(project, await finishProcess(deps, call)) });
     },
   };
 }

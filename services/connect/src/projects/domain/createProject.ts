@@ -6,6 +6,7 @@ import { generateApiSecret } from './generateApiSecret.js';
 import { issueClientKey } from './issueClientKey.js';
 import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
+import { checkSelfServiceFlows, DEFAULT_SELF_SERVICE_FLOWS } from './selfServiceFlows.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl } from './projectRules.js';
 import type { Environment } from '../store/projects.js';
@@ -32,6 +33,8 @@ export interface CreateProjectInput {
   eventRetentionDays?: number;
   /** Clone detection policy (default block). */
   cloneDetection?: string;
+  /** Whether /v2/auth/* (self-service sign-up/login) is served: "enabled" or "disabled" (the default). */
+  selfServiceFlows?: string;
 }
 
 /** The created project with the secrets that are shown once: the API secret and the client key. */
@@ -58,6 +61,8 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
   const emailLinkUrl = normalizeEmailLinkUrl(input.emailLinkUrl, origins);
   const eventRetentionDays = checkEventRetentionDays(input.eventRetentionDays);
   const cloneDetection = checkCloneDetection(input.cloneDetection);
+  // Stored explicitly, so the record says what it serves whatever a later default becomes.
+  const selfServiceFlows = checkSelfServiceFlows(input.selfServiceFlows) ?? DEFAULT_SELF_SERVICE_FLOWS;
   const projectId = newId('pro');
   const frontendApiUrl = frontendApiUrlFor(deps.urls.frontendApiUrl, projectId);
   const backendApiUrl = checkBaseUrl('BACKEND_API_URL', deps.urls.backendApiUrl);
@@ -79,6 +84,7 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     ...(emailLinkUrl ? { emailLinkUrl } : {}),
     ...(eventRetentionDays !== undefined ? { eventRetentionDays } : {}),
     ...(cloneDetection !== undefined ? { cloneDetection } : {}),
+    selfServiceFlows,
     apiSecrets: [{ id: randomBytes(8).toString('hex'), hash: hashApiSecret(apiSecret), createdAt: now }],
     signingKeys: [await generateSigningKey(deps.masterKey, projectId, now)],
     clientKeyId: randomBytes(16).toString('base64url'),

@@ -1,5 +1,6 @@
 import type { ProjectRecord } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
+import { selfServiceFlowsOf } from './selfServiceFlows.js';
 import type { Environment } from '../store/projects.js';
 
 /** A project as listed to operators: settings only, no secrets, hashes or key material. */
@@ -13,6 +14,8 @@ export interface ProjectSummary {
   environment: Environment;
   frontendApiUrl: string;
   backendApiUrl: string;
+  /** Whether /v2/auth/* (self-service sign-up/login) is served. */
+  selfServiceFlows: 'enabled' | 'disabled';
   activeApiSecrets: number;
   createdAt: string;
   updatedAt: string;
@@ -29,6 +32,7 @@ export function summarizeProject(p: ProjectRecord): ProjectSummary {
     environment: p.environment,
     frontendApiUrl: p.frontendApiUrl,
     backendApiUrl: p.backendApiUrl,
+    selfServiceFlows: selfServiceFlowsOf(p),
     activeApiSecrets: p.apiSecrets.length,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),

@@ -65,6 +65,9 @@ export type RefreshTokenRotation = 'rotate' | 'keep';
 /** Roll-out of the connect flows (see decideFlowAllowed). */
 export type ConnectRollout = 'everyone' | 'invited' | 'nobody';
 
+/** Whether the project serves the self-service sign-up/login flows, /v2/auth/* (domain/selfServiceFlows.ts). */
+export type SelfServiceFlows = 'enabled' | 'disabled';
+
 export interface ProjectRecord {
   /** The project ID, `pro-` and 20 digits. */
   _id: string;
@@ -98,6 +101,8 @@ export interface ProjectRecord {
   eventRetentionDays?: number;
   /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
   cloneDetection?: 'block' | 'record';
+  /** Self-service sign-up/login (/v2/auth/*): served only when "enabled"; absent means disabled. */
+  selfServiceFlows?: SelfServiceFlows;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -130,6 +135,8 @@ export interface ProjectStore {
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
+  /** Sets whether the self-service flows are served; null if the project does not exist. */
+  updateSelfServiceFlows(projectId: string, selfServiceFlows: SelfServiceFlows, now: Date): Promise<ProjectRecord | null>;
   /**
    * Replaces the signing keys if the project still has exactly the keys `seenKids` (optimistic
    * concurrency: of two rotations at once only one wins, so neither drops the other's key). Null
@@ -200,6 +207,9 @@ export function mongoProjectStore(db: Db): ProjectStore {
       const set: Partial<ProjectRecord> = { updatedAt: now };
       if (settings.cloneDetection !== undefined) set.cloneDetection = settings.cloneDetection;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updateSelfServiceFlows(projectId, selfServiceFlows, now) {
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: { selfServiceFlows, updatedAt: now } }, { returnDocument: 'after' });
     },
     replaceSigningKeys(projectId, seenKids, keys, now) {
       // Same number of keys and every seen kid present: the key set is exactly the one seen.
