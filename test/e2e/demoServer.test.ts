@@ -213,7 +213,8 @@ describe('token checks against the JWKS', () => {
   it('/api/session answers the claims of a valid session token and refuses others', async () => {
     const ok = await api('/api/session', { bearer: grace.session });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'grace@example.com', identifiers: [{ type: 'email', value: 'grace@example.com' }] });
+    // The application vouched for grace's address (connect token): verified, so stated as her email.
+    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'grace@example.com', email: 'grace@example.com', emailVerified: true, identifiers: [{ type: 'email', value: 'grace@example.com', status: 'verified' }] });
     expect((await api('/api/session')).status).toBe(401);
     expect((await api('/api/session', { bearer: 'garbage' })).status).toBe(401);
     expect((await api('/api/session', { bearer: `${grace.session.slice(0, -6)}AAAAAA` })).status).toBe(401);
