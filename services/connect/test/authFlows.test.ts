@@ -297,6 +297,9 @@ describe('what web-core 3.x needs: resuming, resetting, events, Continue after t
     expect(await deps.authProcesses.find(A, call.processId!)).not.toHaveProperty('events');
     const r = await signup(call, { identifiers: [{ type: 'email', identifier: 'events@example.com' }] });
     expect(r.block).toMatchObject({ block: 'passkey-append' });
+    const moved = await deps.authProcesses.advance(A, call.processId!, ['passkey-append'], { block: 'passkey-append' }, new Date());
+    expect(moved).toMatchObject({ block: 'passkey-append' });
+    expect(moved).not.toHaveProperty('events');
     expect((await env.store.db.collection<{ events: unknown[] }>('auth_processes').findOne({ _id: call.processId as never }))!.events).toHaveLength(MAX_PROCESS_EVENTS);
   });
 
