@@ -149,8 +149,13 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     const s = await waitFor('logged in after the sign-up', 's.isAuthenticated === true && s.loggedIn === 1 && s.sessionToken !== null');
     expect(s.sessionToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(s.refreshToken).toMatch(/^rt_/);
-    expect(s.user).toMatchObject({ sub: expect.stringMatching(/^usr-/), email: GRACE, orig: GRACE });
+    // A passkey proves no email address: the token lists it as pending and states no email as a fact.
+    expect(s.user).toMatchObject({ sub: expect.stringMatching(/^usr-/), orig: '', email_verified: false, identifiers: [{ type: 'email', value: GRACE, status: 'pending' }] });
+    expect(s.user).not.toHaveProperty('email');
     expect(s.cookie).toContain(`cbo_session_token=${s.sessionToken}`);
+    // Host-only (the session config names no domain, and web-core's `domain=` without a value sets none): the page's host alone gets it.
+    const [cookie] = (await page.page.context().cookies()).filter((c) => c.name === 'cbo_session_token');
+    expect(cookie).toMatchObject({ domain: new URL(pageServer.origin).hostname, sameSite: 'Lax' });
     await page.flush();
     expect(withoutSessionConfig(calls(page.exchanges))).toEqual([
       `GET ${project.projectID}.${front.suffix}/v2/process-config → 200`,
@@ -189,7 +194,8 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     // The email field has focus from the start, so the browser's passkey autofill (conditional UI)
     // is open, and the virtual authenticator answers it with Grace's passkey.
     const s = await waitFor('logged in with the passkey', 's.isAuthenticated === true && s.loggedIn === 2 && s.sessionToken !== null');
-    expect(s.user).toMatchObject({ sub: userId, email: GRACE });
+    expect(s.user).toMatchObject({ sub: userId, email_verified: false });
+    expect(s.user).not.toHaveProperty('email');
     expect((await page.credentials())[0]!.signCount).toBeGreaterThan(signCount);
     await page.flush();
     expect(withoutSessionConfig(calls(page.exchanges))).toEqual([
@@ -293,7 +299,7 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     const ui = page.page.locator('#corbado');
     await ui.getByText('Login with Passkey').waitFor({ timeout: 15_000 });
     const s = await waitFor('logged in through mountLoginUI', `s.isAuthenticated === true && s.loggedIn === ${loggedInBefore + 1} && s.sessionToken !== null`);
-    expect(s.user).toMatchObject({ email: GRACE });
+    expect(s.user).toMatchObject({ email_verified: false, identifiers: [{ type: 'email', value: GRACE, status: 'pending' }] });
     await page.flush();
     expect(withoutSessionConfig(calls(page.exchanges)).filter((l) => !l.includes('/v2/me/'))).toEqual(['GET /v2/process-config → 200', 'POST /v2/auth/process/init → 200', 'POST /v2/auth/passkey/mediation/finish → 200']);
     await page.page.evaluate(() => window.webjs.unmount());
@@ -333,7 +339,8 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
     await ui.locator('.cb-otp-input-container input').first().click();
     await page.page.keyboard.type(code);
     const s = await waitFor('logged in with the code', `s.isAuthenticated === true && s.loggedIn === ${loggedInBefore + 1} && s.sessionToken !== null`);
-    expect(s.user).toMatchObject({ email: GRACE });
+    // The code proved the address: from now on the token states it.
+    expect(s.user).toMatchObject({ email: GRACE, email_verified: true, orig: GRACE, identifiers: [{ type: 'email', value: GRACE, status: 'verified' }] });
     await page.flush();
     const lines = withoutSessionConfig(calls(page.exchanges)).filter((l) => !l.includes('/v2/me/'));
     expect(lines.slice(0, 4)).toEqual(['GET /v2/auth/process → 200', 'POST /v2/auth/process/init → 200', 'POST /v2/auth/login/init → 200', 'POST /v2/auth/passkey/login/start → 200']);

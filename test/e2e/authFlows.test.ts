@@ -112,8 +112,10 @@ describe('sign-up', () => {
     expect(data.passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email' });
     const claims = await verifySession(data.shortSession);
     expect(claims).toMatchObject({ kind: 'session', sub: expect.stringMatching(/^usr-/), sid: expect.stringMatching(/^ses-/), name: 'Ada Lovelace' });
-    // The hosted service's claims, which web-js reports as its `user`.
-    expect(claims).toMatchObject({ email: 'ada@example.com', orig: 'ada@example.com' });
+    // The hosted service's claims, which web-js reports as its `user`: a passkey proves no email
+    // address, so it is listed as pending and not stated as the token's email.
+    expect(claims).toMatchObject({ orig: '', email_verified: false, identifiers: [{ type: 'email', value: 'ada@example.com', status: 'pending' }] });
+    expect(claims).not.toHaveProperty('email');
     expect(claims).not.toHaveProperty('phone_number');
     expect(claims.exp! - claims.iat!).toBe(900);
     // A completed process is not replayed.
@@ -146,6 +148,8 @@ describe('sign-up', () => {
     const claims = await verifySession(ok.body.blockBody.data.shortSession);
     const me = await front('/v2/me', undefined, { bearer: ok.body.blockBody.data.shortSession, method: 'GET' });
     expect(me.body.identifiers).toEqual([expect.objectContaining({ value: 'otp.signup@example.com', type: 'email', status: 'verified' })]);
+    // The code proved the address: the token states it.
+    expect(claims).toMatchObject({ email: 'otp.signup@example.com', email_verified: true, orig: 'otp.signup@example.com', name: 'otp.signup@example.com' });
     expect(me.body.id).toBe(claims.sub);
   });
 

@@ -221,7 +221,8 @@ describe('token checks against the JWKS', () => {
     const ida = await connectLoginAs(selfService, 'ida@example.com');
     const ok = await api('/api/session', { bearer: ida.session });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'ida@example.com', identifiers: [{ type: 'email', value: 'ida@example.com' }] });
+    // The application vouched for ida's address (connect token): verified, so stated as her email.
+    expect(ok.body).toEqual({ userID: expect.stringMatching(/^usr-/), name: 'ida@example.com', email: 'ida@example.com', emailVerified: true, identifiers: [{ type: 'email', value: 'ida@example.com', status: 'verified' }] });
     expect((await api('/api/session')).status).toBe(401);
     expect((await api('/api/session', { bearer: 'garbage' })).status).toBe(401);
     expect((await api('/api/session', { bearer: `${ida.session.slice(0, -6)}AAAAAA` })).status).toBe(401);

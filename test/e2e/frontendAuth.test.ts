@@ -36,15 +36,16 @@ describe('bearer authentication through the gateway', () => {
   it('accepts the client key printed by the CLI', async () => {
     const r = await sessionConfig({ authorization: `Bearer ${project.clientKey}` });
     expect(r.status).toBe(200);
-    // The session token's cookie under both names (web-core 2.x and 3.x); http://localhost:3000 is no https origin, so not Secure.
-    const cookie = { domain: 'localhost', secure: false, sameSite: 'lax', path: '/', lifetimeSeconds: 900 };
+    // The session token's cookie under both names (web-core 2.x and 3.x): host-only (no domain), and
+    // not Secure only because every origin of this project is http on loopback (http://localhost:3000).
+    const cookie = { domain: '', secure: false, sameSite: 'lax', path: '/', lifetimeSeconds: 900 };
     expect(r.body).toEqual({ useSessionManagement: true, frontendApiUrl: project.frontendApiUrl, shortSessionCookieConfig: cookie, sessionTokenCookieConfig: cookie });
   });
 
   it('describes a Secure cookie when every origin of the project is https', async () => {
     const r = await sessionConfig({ 'x-corbado-projectid': other.projectID });
     expect(r.status).toBe(200);
-    expect(r.body.sessionTokenCookieConfig).toEqual({ domain: 'localhost', secure: true, sameSite: 'lax', path: '/', lifetimeSeconds: 900 });
+    expect(r.body.sessionTokenCookieConfig).toEqual({ domain: '', secure: true, sameSite: 'lax', path: '/', lifetimeSeconds: 900 });
   });
 
   it('accepts X-Corbado-ProjectID in place of a client key', async () => {

@@ -3,7 +3,8 @@
  * service. Pages call these with JSON; errors are `{error: {code, message}}` with an HTTP status.
  *
  * - GET  /api/session            verify the session token (Authorization: Bearer) against the JWKS
- *                                 (the self-service project's; every other route uses the connect project)
+ *                                 (the self-service project's; every other route uses the connect project);
+ *                                 {userID, name, email (proven only, else null), emailVerified, identifiers [{type, value, status}]}
  * - POST /api/password/register  the app's own login (in memory, scrypt), for the connect page
  * - POST /api/password/login, POST /api/password/logout, GET /api/password/me ({email}, null when signed out)
  * - POST /api/connect-token      create a connect token for the signed-in app user (backend API)
@@ -106,7 +107,16 @@ export function apiRoutes(deps: RouteDeps): Record<string, Route> {
     'GET /api/session': async ({ req }) => {
       const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
       const claims = await verifying(() => deps.selfService.tokens.session(token));
-      return { userID: claims.sub, name: claims.name, identifiers: claims.identifiers ?? [] };
+      // Only what the token states as proven: `email` is present only for a verified address
+      // (email_verified says whether one the user typed is still unproven), and every identifier
+      // carries its status, so the page never shows an unproven address as the user's.
+      return {
+        userID: claims.sub,
+        name: claims.name,
+        email: typeof claims.email === 'string' ? claims.email : null,
+        emailVerified: claims.email_verified === true,
+        identifiers: claims.identifiers ?? [],
+      };
     },
 
     'POST /api/password/register': async (ctx) => {

@@ -2,6 +2,8 @@
  * Sign-up (F1) and login (F2) in memory: the block steps against the embedded store, with plain
  * fakes of the ceremony port and of the challenge service's one-time codes.
  */
+import { calculateObjectSize } from 'bson';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
@@ -45,6 +47,8 @@ beforeEach(() => {
   codes.wrongCode = () => invalidArgument('challenge_value_invalid', 'the value is wrong; 4 attempt(s) left');
   deps = { ...env.deps, ceremony, challenges: codes };
 });
+
+const sha256url = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 function callOf(processId?: string): FlowCall {
   return { projectId: A, requestId: 'req-auth', clientAddress: '192.0.2.9', userAgent: 'Mozilla/5.0 (test)', ...(processId ? { processId } : {}) };
@@ -277,6 +281,28 @@ describe('what web-core 3.x needs: resuming, resetting, events, Continue after t
     expect((await rejection(describeProcessState(deps, call, ''))).type).toBe('process_completed');
   });
 
+  it('recordProcessEvent stores a bounded digest of the worst input, and no step reads the events', async () => {
+    const { call } = await init(CAPABLE_BROWSER, 'signup-init');
+    const emptySize = calculateObjectSize((await env.store.db.collection('auth_processes').findOne({ _id: call.processId as never }))!);
+    // The worst an anonymous caller can send: the longest event type with the longest challenge the
+    // gateway lets through (65,536 characters), as often as it likes.
+    const challenge = `{"publicKey":${'x'.repeat(65_536 - 14)}}`;
+    for (let i = 0; i < MAX_PROCESS_EVENTS + 5; i++) await recordProcessEvent(deps, call, { type: 'user-append-after-cross-platform-blacklisted', challenge });
+    const raw = (await env.store.db.collection('auth_processes').findOne({ _id: call.processId as never }))!;
+    const added = calculateObjectSize(raw) - emptySize;
+    // Measured: 3,243 bytes for MAX_PROCESS_EVENTS such events (before this bound: 1,312,563 bytes).
+    expect(added).toBeLessThan(3_500);
+    expect(JSON.stringify(raw)).not.toContain('xxxxxxxx');
+    // The steps read the process without its events, and a step still works after them.
+    expect(await deps.authProcesses.find(A, call.processId!)).not.toHaveProperty('events');
+    const r = await signup(call, { identifiers: [{ type: 'email', identifier: 'events@example.com' }] });
+    expect(r.block).toMatchObject({ block: 'passkey-append' });
+    const moved = await deps.authProcesses.advance(A, call.processId!, ['passkey-append'], { block: 'passkey-append' }, new Date());
+    expect(moved).toMatchObject({ block: 'passkey-append' });
+    expect(moved).not.toHaveProperty('events');
+    expect((await env.store.db.collection<{ events: unknown[] }>('auth_processes').findOne({ _id: call.processId as never }))!.events).toHaveLength(MAX_PROCESS_EVENTS);
+  });
+
   it('resetProcess starts a new process at the first block of the same kind', async () => {
     const { call } = await init(CAPABLE_BROWSER, 'signup-init');
     await signup(call, { identifiers: [{ type: 'email', identifier: 'reset@example.com' }] });
@@ -290,9 +316,9 @@ describe('what web-core 3.x needs: resuming, resetting, events, Continue after t
   it('recordProcessEvent keeps the newest events on the process; an unknown or connect process is refused', async () => {
     const { call } = await init(CAPABLE_BROWSER);
     for (let i = 0; i < MAX_PROCESS_EVENTS + 3; i++) await recordProcessEvent(deps, call, { type: 'login-error', challenge: `c${i}` });
-    const stored = await env.store.db.collection<{ events: { type: string; challenge?: string }[] }>('auth_processes').findOne({ _id: call.processId as never });
+    const stored = await env.store.db.collection<{ events: { type: string; challengeSha256?: string }[] }>('auth_processes').findOne({ _id: call.processId as never });
     expect(stored!.events).toHaveLength(MAX_PROCESS_EVENTS);
-    expect(stored!.events.at(-1)).toMatchObject({ type: 'login-error', challenge: `c${MAX_PROCESS_EVENTS + 2}` });
+    expect(stored!.events.at(-1)).toEqual({ type: 'login-error', challengeSha256: sha256url(`c${MAX_PROCESS_EVENTS + 2}`), challengeLength: `c${MAX_PROCESS_EVENTS + 2}`.length, at: expect.any(Date) });
     expect((await rejection(recordProcessEvent(deps, callOf('apr-1'), { type: 'login-error' }))).type).toBe('process_not_found');
     expect((await rejection(recordProcessEvent(deps, callOf('cpr-1'), { type: 'login-error' }))).type).toBe('wrong_process');
     expect((await rejection(recordProcessEvent(deps, callOf(), { type: 'login-error' }))).type).toBe('process_token_required');

@@ -121,10 +121,11 @@ describe('startSession', () => {
       sid: s.sessionId,
       name: 'Ada Lovelace',
       identifiers: expect.arrayContaining([
-        { type: 'email', value: 'ada@example.com' },
-        { type: 'username', value: 'ada' },
+        { type: 'email', value: 'ada@example.com', status: 'verified' },
+        { type: 'username', value: 'ada', status: 'verified' },
       ]),
       email: 'ada@example.com',
+      email_verified: true,
       // The first identifier's value.
       orig: (claims.identifiers as { value: string }[])[0]!.value,
     });
@@ -144,9 +145,46 @@ describe('startSession', () => {
     const anonymous = await newUser(A, undefined);
     const a = await startSession(deps, { projectId: A, userId: named._id, withRefreshToken: false });
     const b = await startSession(deps, { projectId: A, userId: anonymous._id, withRefreshToken: false });
-    expect(await verify(A, a.sessionToken)).toMatchObject({ name: '+15550001111', identifiers: [{ type: 'phone', value: '+15550001111' }] });
+    expect(await verify(A, a.sessionToken)).toMatchObject({ name: '+15550001111', identifiers: [{ type: 'phone', value: '+15550001111', status: 'verified' }] });
     expect(await verify(A, b.sessionToken)).toMatchObject({ name: '', identifiers: [] });
     expect(a.refreshToken).toBeUndefined();
+  });
+
+  it('states only proven identifiers as facts: pending ones are listed with their status, never as email, phone_number, orig or name', async () => {
+    const user = await createUser(deps, { projectId: A, status: 'active' });
+    // Self-asserted at sign-up (pending), then a proven phone number and a primary username.
+    await createIdentifier(deps, { projectId: A, userId: user._id, type: 'email', value: 'ceo@victim-corp.example', status: 'pending' });
+    await createIdentifier(deps, { projectId: A, userId: user._id, type: 'phone', value: '+15550002222', status: 'verified' });
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: false, name: 'ceo@victim-corp.example' });
+    const claims = await verify(A, s.sessionToken);
+    expect(claims).not.toHaveProperty('email');
+    expect(claims).toMatchObject({
+      email_verified: false,
+      phone_number: '+15550002222',
+      phone_number_verified: true,
+      // A connect login's preferred name is an unproven value here: the first proven identifier instead.
+      name: '+15550002222',
+      orig: '+15550002222',
+      identifiers: [
+        { type: 'email', value: 'ceo@victim-corp.example', status: 'pending' },
+        { type: 'phone', value: '+15550002222', status: 'verified' },
+      ],
+    });
+
+    // Nothing proven at all: no email, no phone_number, orig and name empty.
+    const unproven = await createUser(deps, { projectId: A, status: 'active' });
+    await createIdentifier(deps, { projectId: A, userId: unproven._id, type: 'email', value: 'someone@victim-corp.example', status: 'pending' });
+    const u = await verify(A, (await startSession(deps, { projectId: A, userId: unproven._id, withRefreshToken: false })).sessionToken);
+    expect(u).toMatchObject({ name: '', orig: '', email_verified: false, identifiers: [{ type: 'email', value: 'someone@victim-corp.example', status: 'pending' }] });
+    expect(u).not.toHaveProperty('email');
+    expect(u).not.toHaveProperty('phone_number');
+    expect(u).not.toHaveProperty('phone_number_verified');
+
+    // Once proven (here: primary), the next token states it.
+    const [pending] = (await deps.identifiers.listForUser(A, unproven._id));
+    await deps.identifiers.updateStatus(A, unproven._id, pending!._id, { status: 'primary', claimed: true }, clock, { from: 'pending' });
+    const p = await verify(A, (await startSession(deps, { projectId: A, userId: unproven._id, withRefreshToken: false })).sessionToken);
+    expect(p).toMatchObject({ email: 'someone@victim-corp.example', email_verified: true, name: 'someone@victim-corp.example', orig: 'someone@victim-corp.example' });
   });
 
   it('without a refresh token the session ends with its token', async () => {
@@ -183,7 +221,7 @@ describe('refreshSession', () => {
     expect(r1.refreshToken).not.toBe(s.refreshToken);
     const claims = await verify(A, r1.sessionToken);
     expect(claims).toMatchObject({ sub: user._id, sid: s.sessionId, name: 'Grace Hopper' });
-    expect(claims.identifiers).toEqual(expect.arrayContaining([{ type: 'email', value: 'grace@example.com' }, { type: 'username', value: 'grace' }]));
+    expect(claims.identifiers).toEqual(expect.arrayContaining([{ type: 'email', value: 'grace@example.com', status: 'verified' }, { type: 'username', value: 'grace', status: 'verified' }]));
     expect(r1.expiresAt).toBe(claims.exp);
     expect((await sessionRecord(s.sessionId))?.lastUsedAt).toEqual(clock);
 

@@ -162,8 +162,10 @@ async function deletePasskey(id: string, name: string): Promise<void> {
 async function serverCheck(): Promise<void> {
   const box = byId('server-check');
   try {
-    const claims = await demoApi<{ userID: string; name: string; identifiers: unknown[] }>('/api/session', { bearer: await sessionToken() });
-    box.replaceChildren(el('p', { className: 'ok' }, `Valid session of ${claims.name || claims.userID}.`), el('pre', {}, JSON.stringify(claims, null, 2)));
+    const claims = await demoApi<{ userID: string; name: string; email: string | null; emailVerified: boolean; identifiers: unknown[] }>('/api/session', { bearer: await sessionToken() });
+    // The token states an email address only once it is proven; say so rather than show an unproven one.
+    const email = claims.email ? `Proven email address: ${claims.email}.` : 'No proven email address yet: verify one above and it appears in the next session token.';
+    box.replaceChildren(el('p', { className: 'ok' }, `Valid session of ${claims.name || claims.userID}.`), el('p', {}, email), el('pre', {}, JSON.stringify(claims, null, 2)));
   } catch (err) {
     box.replaceChildren(el('p', { className: 'bad' }, `The server refused the session token: ${describeError(err)}`));
   }

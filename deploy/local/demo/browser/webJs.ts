@@ -51,7 +51,8 @@ async function render(): Promise<void> {
   Corbado.unmountAuthUI(authEl);
   const user = Corbado.user!;
   byId('user-name').textContent = user.name || '—';
-  byId('user-email').textContent = user.email || '—';
+  // The session token states an email address only once it is proven (email_verified).
+  byId('user-email').textContent = user.email || ((user as { email_verified?: boolean }).email_verified === false ? 'not verified yet' : '—');
   Corbado.mountPasskeyListUI(passkeysEl);
   const check = byId('server-check');
   check.textContent = 'checking…';

@@ -447,14 +447,16 @@ export const GetSessionConfigResponseSchema: GenMessage<GetSessionConfigResponse
  */
 export type SessionTokenCookieConfig = Message<"passkeyauth.connect.v1.SessionTokenCookieConfig"> & {
   /**
-   * The cookie's domain: the project's relying party ID (the page's registrable domain).
+   * The cookie's domain: "" (host-only: the SDK writes an empty Domain attribute, which browsers
+   * ignore), or the shared domain the project opted into (project cookie-settings).
    *
    * @generated from field: string domain = 1;
    */
   domain: string;
 
   /**
-   * Whether the cookie is sent only over HTTPS (every allowed origin is https).
+   * Whether the cookie is sent only over HTTPS: false only when every allowed origin is http on a
+   * loopback host (local development).
    *
    * @generated from field: bool secure = 2;
    */

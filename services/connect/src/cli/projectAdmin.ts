@@ -1,6 +1,6 @@
 /**
  * Operator commands on projects (create, list, rotate-secret, add-origin, connect-settings, invite, session-settings,
- * event-settings, passkey-settings, self-service-settings, rotate-signing-key), run directly against
+ * cookie-settings, event-settings, passkey-settings, self-service-settings, rotate-signing-key), run directly against
  * MongoDB through the same domain and store code the service uses. The `project` CLI is a thin
  * wrapper around runProjectCommand; the local launcher calls ensureProject to get a demo project.
  */
@@ -35,6 +35,8 @@ import {
   sessionLifetimeOf,
 } from '../sessions/domain/sessionLifetimes.js';
 import { updateSessionSettings } from '../sessions/domain/updateSessionSettings.js';
+import { updateCookieSettings } from '../sessions/domain/updateCookieSettings.js';
+import { describeSessionCookie } from '../sessions/domain/describeSessionCookie.js';
 import { parseConnectFlags, updateConnectSettings } from '../projects/domain/updateConnectSettings.js';
 import { updateEventSettings } from '../projects/domain/updateEventSettings.js';
 import { connectIndexes, prepareConnectStore } from '../store/indexes.js';
@@ -184,6 +186,11 @@ commands:
       (default 2592000 = 30 days); whether a refresh spends the refresh token and returns a new one
       (rotate, the default) or keeps it (keep: for the published web SDKs, which never store a new
       one); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds, refreshTokenRotation}
+  cookie-settings --project pro-… [--shared-domain DOMAIN | --host-only]
+      the session cookie the web SDK sets (GET /v2/session-config): host-only by default; with
+      --shared-domain it is shared with every name under DOMAIN, which must be the RP ID or a name
+      under it, cover every origin, and every origin must be https; prints {projectID,
+      sessionCookieDomain (null: host-only), secure}
   event-settings --project pro-… [--event-retention-days N (${MIN_EVENT_RETENTION_DAYS}–${MAX_EVENT_RETENTION_DAYS})]
       how long ceremony events (the audit trail) are kept before they expire (default 90 days;
       events recorded from then on use it); prints {projectID, eventRetentionDays}
@@ -207,7 +214,7 @@ environment: MONGODB_URI (default ${DEFAULT_MONGODB_URI}), MASTER_KEY (else ${MA
              FRONTEND_API_URL (default ${DEFAULT_PROJECT_URLS.frontendApiUrl}, may contain {projectID}),
              BACKEND_API_URL (default ${DEFAULT_PROJECT_URLS.backendApiUrl})`;
 
-export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'event-settings', 'passkey-settings', 'self-service-settings', 'rotate-signing-key'] as const;
+export const PROJECT_COMMANDS = ['create', 'list', 'rotate-secret', 'add-origin', 'connect-settings', 'invite', 'session-settings', 'cookie-settings', 'event-settings', 'passkey-settings', 'self-service-settings', 'rotate-signing-key'] as const;
 export type ProjectCommand = (typeof PROJECT_COMMANDS)[number];
 
 export type ProjectCommandResult =
@@ -218,6 +225,7 @@ export type ProjectCommandResult =
   | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
   | { projectID: string; invitationToken: string; expiresAt: number }
   | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number; refreshTokenRotation: string }
+  | { projectID: string; sessionCookieDomain: string | null; secure: boolean }
   | { projectID: string; eventRetentionDays: number }
   | { projectID: string; cloneDetection: string }
   | { projectID: string; selfServiceFlows: string }
@@ -394,6 +402,23 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
           // Without options it only shows the current settings.
           const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds, ...(refreshTokenRotation ? { refreshTokenRotation } : {}) });
           return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p), refreshTokenRotation: refreshRotationOf(p) };
+        },
+      };
+    }
+    case 'cookie-settings': {
+      const v = parse(args, { project: { type: 'string' }, 'shared-domain': { type: 'string' }, 'host-only': { type: 'boolean' } });
+      const projectId = required(v, 'project');
+      const domain = v['shared-domain'] as string | undefined;
+      if (domain !== undefined && v['host-only'] === true) throw new UsageError('--shared-domain and --host-only exclude each other');
+      if (domain === '') throw new UsageError('--shared-domain needs a domain; use --host-only to remove it');
+      const sharedDomain = v['host-only'] === true ? null : domain;
+      return {
+        command,
+        async run(deps) {
+          // Without options it only shows the current setting.
+          const p = await updateCookieSettings(deps, projectId, { sharedDomain });
+          const cookie = describeSessionCookie(p);
+          return { projectID: p._id, sessionCookieDomain: cookie.domain || null, secure: cookie.secure };
         },
       };
     }

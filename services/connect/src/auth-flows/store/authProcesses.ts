@@ -33,23 +33,39 @@ export interface AuthProcessRecord {
   ceremonyType?: string;
   /** The pending challenge of a verification block. */
   challenge?: { id: string; method: VerificationMethod; sentAt: Date };
-  /** What the browser reported (POST /v2/auth/events), newest last, at most MAX_PROCESS_EVENTS. */
-  events?: ProcessEvent[];
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date;
 }
 
-/** One event the web SDK reported: a passkey ceremony that failed or was cancelled, and the like. */
+/**
+ * One event the web SDK reported: a passkey ceremony that failed or was cancelled, and the like.
+ * Only a digest of the free-form challenge is kept (see domain/recordProcessEvent.ts).
+ */
 export interface ProcessEvent {
+  /** One of the reference's event types (the gateway checked it): at most 44 characters. */
   type: string;
-  /** The challenge (ceremony options) the event is about, when the SDK named one. */
-  challenge?: string;
+  /** SHA-256 (base64url, 43 characters) of the challenge (ceremony options) the SDK named, if any. */
+  challengeSha256?: string;
+  /** The challenge's length in characters, kept beside its digest. */
+  challengeLength?: number;
   at: Date;
 }
 
-/** Events kept per process: the SDK reports a handful per flow; a page that sends more keeps the newest. */
+/**
+ * Events kept per process: the SDK reports a handful per flow; a page that sends more keeps the
+ * newest. With the digest instead of the challenge, the worst case (MAX_PROCESS_EVENTS events of
+ * the longest type, each with a 65,536-character challenge) adds 3,243 bytes to the process
+ * document, measured with bson's calculateObjectSize in test/authFlows.test.ts; before, each event
+ * kept its challenge and the same input stored 1,312,563 bytes per process (1.3 MB).
+ */
 export const MAX_PROCESS_EVENTS = 20;
+
+/** The stored document: the process and the events reported on it, which no step reads. */
+type StoredAuthProcess = AuthProcessRecord & { events?: ProcessEvent[] };
+
+/** Every read of a process leaves the events out: no step decides on them, so none carries them. */
+const WITHOUT_EVENTS = { events: 0 } as const;
 
 export interface AuthProcessStore {
   insert(record: AuthProcessRecord): Promise<void>;
@@ -73,19 +89,19 @@ export const authProcessIndexes: IndexPlan = {
 };
 
 export function mongoAuthProcessStore(db: Db): AuthProcessStore {
-  const coll: Collection<AuthProcessRecord> = db.collection('auth_processes');
+  const coll: Collection<StoredAuthProcess> = db.collection('auth_processes');
   return {
     async insert(record) {
       await coll.insertOne(record);
     },
     find(projectId, id) {
-      return coll.findOne({ _id: id, projectId });
+      return coll.findOne({ _id: id, projectId }, { projection: WITHOUT_EVENTS });
     },
     advance(projectId, id, from, set, now) {
       return coll.findOneAndUpdate(
         { _id: id, projectId, status: 'active', expiresAt: { $gt: now }, block: { $in: [...from] } },
         { $set: { ...set, updatedAt: now } },
-        { returnDocument: 'after' },
+        { returnDocument: 'after', projection: WITHOUT_EVENTS },
       );
     },
     async appendEvent(projectId, id, event, now) {

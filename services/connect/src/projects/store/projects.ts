@@ -97,6 +97,8 @@ export interface ProjectRecord {
   refreshLifetimeSeconds?: number;
   /** Whether a refresh spends the refresh token and hands out a new one ("rotate", the default) or keeps it ("keep"). */
   refreshTokenRotation?: RefreshTokenRotation;
+  /** A domain the session cookie is shared under (sessions/domain/checkSharedCookieDomain.ts); absent: host-only. */
+  sessionCookieDomain?: string;
   /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
   eventRetentionDays?: number;
   /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
@@ -132,6 +134,11 @@ export interface ProjectStore {
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
   updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number; refreshTokenRotation?: RefreshTokenRotation }, now: Date): Promise<ProjectRecord | null>;
+  /**
+   * Sets (a domain) or removes (null) the shared session cookie domain, only while the project's
+   * RP ID and origins are still exactly the ones the domain was checked against; null otherwise.
+   */
+  updateSessionCookieDomain(projectId: string, domain: string | null, checked: { rpId: string; origins: string[] }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
@@ -197,6 +204,13 @@ export function mongoProjectStore(db: Db): ProjectStore {
       if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
       if (settings.refreshTokenRotation !== undefined) set.refreshTokenRotation = settings.refreshTokenRotation;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updateSessionCookieDomain(projectId, domain, checked, now) {
+      // The origins in the filter: an origin added since the check fails the update instead of
+      // ending up outside the domain (describeSessionCookie checks again on every read as well).
+      const filter = { _id: projectId, rpId: checked.rpId, origins: { $size: checked.origins.length, $all: checked.origins } };
+      const update = domain === null ? { $unset: { sessionCookieDomain: '' as const }, $set: { updatedAt: now } } : { $set: { sessionCookieDomain: domain, updatedAt: now } };
+      return coll.findOneAndUpdate(filter, update, { returnDocument: 'after' });
     },
     updateEventSettings(projectId, settings, now) {
       const set: Partial<ProjectRecord> = { updatedAt: now };

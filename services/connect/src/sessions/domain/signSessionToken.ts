@@ -6,11 +6,10 @@
  * - `kind` "session";
  * - `sub` the user ID;
  * - `sid` the session ID (`ses-…`): /v2/me/* check that the session is still active, and logout names it;
- * - `name` the user's full name, else their first identifier's value, else "";
- * - `identifiers` every login identifier of the user as `{type, value}` (email, phone, username);
- * - `email`, `phone_number` the user's first email address and phone number, when they have one, and
- *   `orig` their first identifier's value: the claims of the hosted service's session tokens, which
- *   the web SDK's `user` (SessionUser) reports to the page.
+ * - the identity claims (describeIdentityClaims.ts): `name`, `orig`, `email`/`email_verified`,
+ *   `phone_number`/`phone_number_verified` from proven identifiers only, and `identifiers`, every
+ *   login identifier as `{type, value, status}`: the claims of the hosted service's session tokens,
+ *   which the web SDK's `user` (SessionUser) reports to the page.
  *
  * It never outlives its session: `exp` is the project's session lifetime from now, or the
  * session's end if that comes first.
@@ -22,6 +21,7 @@ import type { UserRecord } from '../../users/store/users.js';
 import { signToken } from '../../projects/domain/signToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { sessionLifetimeOf } from './sessionLifetimes.js';
+import { describeIdentityClaims } from './describeIdentityClaims.js';
 
 export interface SignedSessionToken {
   sessionToken: string;
@@ -34,26 +34,20 @@ export async function signSessionToken(
   project: ProjectRecord,
   session: Pick<SessionRecord, '_id' | 'expiresAt'>,
   user: Pick<UserRecord, '_id' | 'fullName'>,
+  /** `name`: the name a connect login chose; used only if it is the full name or a proven identifier's value. */
   options: { name?: string } = {},
 ): Promise<SignedSessionToken> {
-  const identifiers = (await deps.identifiers.listForUser(project._id, user._id)).map((i) => ({ type: i.type, value: i.value }));
-  const name = options.name ?? (user.fullName || identifiers[0]?.value || '');
+  const identity = describeIdentityClaims(await deps.identifiers.listForUser(project._id, user._id), user.fullName, options.name);
   const nowSeconds = Math.floor(deps.now().getTime() / 1000);
   const remaining = Math.floor(session.expiresAt.getTime() / 1000) - nowSeconds;
   // Guard: a session in its last second cannot carry a token at all; it has ended.
   if (remaining < 1) throw unauthenticated('session_ended', `session ${session._id} ended at ${session.expiresAt.toISOString()}`);
   const lifetime = Math.min(sessionLifetimeOf(project), remaining);
-  const email = identifiers.find((i) => i.type === 'email')?.value;
-  const phone = identifiers.find((i) => i.type === 'phone')?.value;
   const claims = {
     kind: 'session',
     sub: user._id,
     sid: session._id,
-    name,
-    identifiers,
-    ...(email ? { email } : {}),
-    ...(phone ? { phone_number: phone } : {}),
-    orig: identifiers[0]?.value ?? '',
+    ...identity,
   };
   const sessionToken = await signToken(deps, project._id, claims, { expiresIn: lifetime });
   return { sessionToken, expiresAt: nowSeconds + lifetime };

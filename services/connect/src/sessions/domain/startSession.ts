@@ -20,7 +20,7 @@ export interface StartSessionInput {
   projectId: string;
   userId: string;
   withRefreshToken: boolean;
-  /** The `name` claim, when the caller knows better than the default (full name, else first identifier). */
+  /** The `name` a connect login chose; honoured only when it is the full name or a proven identifier (see describeIdentityClaims.ts). */
   name?: string;
 }
 
