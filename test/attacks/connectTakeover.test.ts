@@ -23,7 +23,9 @@ let project: ProjectJson;
 
 beforeAll(async () => {
   stack = await startStack();
-  project = await stack.createProject('attack-connect-takeover', [ORIGIN]);
+  // The project runs both families of flows, so this tests the connect rules themselves (a
+  // connect-only project refuses the sign-up outright: selfServiceFlows.test.ts).
+  project = await stack.createProject('attack-connect-takeover', [ORIGIN], ['--self-service', 'enabled']);
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();

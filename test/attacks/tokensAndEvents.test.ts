@@ -24,7 +24,7 @@ let project: ProjectJson;
 
 beforeAll(async () => {
   stack = await startStack();
-  project = await stack.createProject('attacks-tokens-events', [ORIGIN]);
+  project = await stack.createProject('attacks-tokens-events', [ORIGIN], ['--self-service', 'enabled']);
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
