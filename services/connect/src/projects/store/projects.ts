@@ -94,6 +94,12 @@ export interface ProjectRecord {
   refreshLifetimeSeconds?: number;
   /** Whether a refresh spends the refresh token and hands out a new one ("rotate", the default) or keeps it ("keep"). */
   refreshTokenRotation?: RefreshTokenRotation;
+  /** How recent a session's authentication must be for sensitive /v2/me/* actions, in seconds (default 900). */
+  reauthWindowSeconds?: number;
+  /** Under refresh rotation "keep": a session unused this long ends (default 3 days). */
+  keepIdleTimeoutSeconds?: number;
+  /** Under refresh rotation "keep": a session ends this long after sign-in at the latest (default 7 days). */
+  keepMaxLifetimeSeconds?: number;
   /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
   eventRetentionDays?: number;
   /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
@@ -126,7 +132,11 @@ export interface ProjectStore {
   /** Sets the connect roll-out and flags; null if the project does not exist. */
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
-  updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number; refreshTokenRotation?: RefreshTokenRotation }, now: Date): Promise<ProjectRecord | null>;
+  updateSessionSettings(
+    projectId: string,
+    settings: Partial<Pick<ProjectRecord, 'sessionLifetimeSeconds' | 'refreshLifetimeSeconds' | 'refreshTokenRotation' | 'reauthWindowSeconds' | 'keepIdleTimeoutSeconds' | 'keepMaxLifetimeSeconds'>>,
+    now: Date,
+  ): Promise<ProjectRecord | null>;
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
@@ -189,6 +199,9 @@ export function mongoProjectStore(db: Db): ProjectStore {
       if (settings.sessionLifetimeSeconds !== undefined) set.sessionLifetimeSeconds = settings.sessionLifetimeSeconds;
       if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
       if (settings.refreshTokenRotation !== undefined) set.refreshTokenRotation = settings.refreshTokenRotation;
+      if (settings.reauthWindowSeconds !== undefined) set.reauthWindowSeconds = settings.reauthWindowSeconds;
+      if (settings.keepIdleTimeoutSeconds !== undefined) set.keepIdleTimeoutSeconds = settings.keepIdleTimeoutSeconds;
+      if (settings.keepMaxLifetimeSeconds !== undefined) set.keepMaxLifetimeSeconds = settings.keepMaxLifetimeSeconds;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
     updateEventSettings(projectId, settings, now) {

@@ -6,6 +6,8 @@
  * - `kind` "session";
  * - `sub` the user ID;
  * - `sid` the session ID (`ses-…`): /v2/me/* check that the session is still active, and logout names it;
+ * - `auth_time` when the user last proved themselves for this session (sign-up, login or connect
+ *   login completion), in seconds since the epoch (OpenID Connect's claim); refreshes keep it;
  * - `name` the user's full name, else their first identifier's value, else "";
  * - `identifiers` every login identifier of the user as `{type, value}` (email, phone, username);
  * - `email`, `phone_number` the user's first email address and phone number, when they have one, and
@@ -22,6 +24,7 @@ import type { UserRecord } from '../../users/store/users.js';
 import { signToken } from '../../projects/domain/signToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { sessionLifetimeOf } from './sessionLifetimes.js';
+import { authenticatedAtOf } from './requireRecentAuthentication.js';
 
 export interface SignedSessionToken {
   sessionToken: string;
@@ -32,7 +35,7 @@ export interface SignedSessionToken {
 export async function signSessionToken(
   deps: Pick<SessionDeps, 'projects' | 'masterKey' | 'now' | 'identifiers'>,
   project: ProjectRecord,
-  session: Pick<SessionRecord, '_id' | 'expiresAt'>,
+  session: Pick<SessionRecord, '_id' | 'expiresAt' | 'authenticatedAt' | 'createdAt'>,
   user: Pick<UserRecord, '_id' | 'fullName'>,
   options: { name?: string } = {},
 ): Promise<SignedSessionToken> {
@@ -49,6 +52,7 @@ export async function signSessionToken(
     kind: 'session',
     sub: user._id,
     sid: session._id,
+    auth_time: Math.floor(authenticatedAtOf(session).getTime() / 1000),
     name,
     identifiers,
     ...(email ? { email } : {}),
