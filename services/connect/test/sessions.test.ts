@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { SessionService } from '../../../gen/passkeyauth/connect/v1/session_service_pb.js';
+import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
 import { DomainError } from '../../runtime/errors.js';
 import { toConnectError } from '../../runtime/interceptors.js';
@@ -41,6 +42,7 @@ let clock: Date;
 let deps: ConnectServiceDeps;
 let sessionsRpc: Client<typeof SessionService>;
 let projectsRpc: Client<typeof ProjectService>;
+let usersRpc: Client<typeof UserService>;
 let A: string;
 let B: string;
 
@@ -51,6 +53,7 @@ beforeAll(async () => {
   const transport = inMemoryTransport(deps);
   sessionsRpc = createClient(SessionService, transport);
   projectsRpc = createClient(ProjectService, transport);
+  usersRpc = createClient(UserService, transport);
   A = (await createProject(deps, { name: 'Sessions A', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
   B = (await createProject(deps, { name: 'Sessions B', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
 });
@@ -429,6 +432,99 @@ describe('SessionService (as the gateway calls it)', () => {
     expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'logout' });
     expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!)))).toMatchObject({ type: 'session_ended' });
     await sessionsRpc.logout({}, withRefresh(A, `rt_${'x'.repeat(43)}`));
+  });
+});
+
+describe('backend API: a user\'s long sessions', () => {
+  const basic = (projectId: string) => ({ headers: { [HEADERS.projectId]: projectId } });
+
+  it('lists them newest first with the reference\'s fields and statuses, one page at a time', async () => {
+    const user = await newUser(A, 'Listed', [{ type: 'email', value: 'listed@example.com' }]);
+    const loggedOut = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await endSession(deps, { projectId: A, sessionId: loggedOut.sessionId });
+    advance(1);
+    const reused = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await refreshSession(deps, { projectId: A, refreshToken: reused.refreshToken! });
+    await errorOf(refreshSession(deps, { projectId: A, refreshToken: reused.refreshToken! }));
+    advance(1);
+    const live = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const list = await sessionsRpc.listUserSessions({ userId: user._id }, basic(A));
+    expect(list.paging).toMatchObject({ page: 1, totalPages: 1, totalItems: 3 });
+    expect(list.longSessions.map((l) => ({ id: l.longSessionId, status: l.status }))).toEqual([
+      { id: live.sessionId, status: 'active' },
+      { id: reused.sessionId, status: 'revoked' },
+      { id: loggedOut.sessionId, status: 'logged_out' },
+    ]);
+    const record = await sessionRecord(live.sessionId);
+    expect(list.longSessions[0]).toMatchObject({ userId: user._id, identifierValue: 'listed@example.com', expires: record!.expiresAt.toISOString() });
+    const page2 = await sessionsRpc.listUserSessions({ userId: user._id, page: 2, pageSize: 2 }, basic(A));
+    expect({ ids: page2.longSessions.map((l) => l.longSessionId), paging: page2.paging }).toMatchObject({ ids: [loggedOut.sessionId], paging: { page: 2, totalPages: 2, totalItems: 3 } });
+    // Past its end it reads "expired".
+    advance(31 * DAY);
+    expect((await sessionsRpc.getSession({ longSessionId: live.sessionId }, basic(A))).longSession?.status).toBe('expired');
+  });
+
+  it('reads one by user and ID or by ID; another project\'s (or user\'s) is 404', async () => {
+    const user = await newUser(A, 'Read One');
+    const other = await newUser(A, 'Someone Else');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect((await sessionsRpc.getUserSession({ userId: user._id, longSessionId: s.sessionId }, basic(A))).longSession).toMatchObject({ longSessionId: s.sessionId, status: 'active', identifierValue: '' });
+    expect((await sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(A))).longSession?.longSessionId).toBe(s.sessionId);
+    for (const call of [
+      sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(B)),
+      sessionsRpc.getUserSession({ userId: user._id, longSessionId: s.sessionId }, basic(B)),
+      sessionsRpc.getUserSession({ userId: other._id, longSessionId: s.sessionId }, basic(A)),
+      sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(B)),
+      sessionsRpc.updateUserSession({ userId: other._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A)),
+    ]) {
+      expect(await errorOf(call)).toEqual({ code: Code.NotFound, type: 'session_not_found' });
+    }
+    expect(await errorOf(sessionsRpc.listUserSessions({ userId: user._id }, basic(B)))).toEqual({ code: Code.NotFound, type: 'user_not_found' });
+    // None of those touched it.
+    expect((await sessionRecord(s.sessionId))?.status).toBe('active');
+  });
+
+  it('revokes one (PATCH status revoked): its refresh token is refused at once, on refresh and on /v2/me/*', async () => {
+    const user = await newUser(A, 'Revoked');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const r = await sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A));
+    expect(r.longSession).toMatchObject({ longSessionId: s.sessionId, status: 'revoked' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'revoked_by_application' });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+    // Idempotent, and an ended session keeps the status it ended with.
+    await endSession(deps, { projectId: A, sessionId: s.sessionId });
+    expect((await sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A))).longSession?.status).toBe('revoked');
+    expect(await errorOf(sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'active' }, basic(A)))).toMatchObject({ code: Code.InvalidArgument });
+  });
+
+  it('reports a kept session unused past the idle timeout as inactivity_reached', async () => {
+    const { project } = await createProject(deps, { name: 'Idle listed', rpId: 'example.com', origins: ['https://app.example.com'] });
+    await updateSessionSettings(deps, project._id, { refreshTokenRotation: 'keep' });
+    const user = await newUser(project._id, 'Idle Listed');
+    const s = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    advance(3 * DAY + 1);
+    expect((await sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(project._id))).longSession?.status).toBe('inactivity_reached');
+  });
+
+  it('disabling the user (PATCH /v2/users/{userID} status disabled) ends all their sessions', async () => {
+    const user = await newUser(A, 'To Disable');
+    const keep = await newUser(A, 'Bystander');
+    const s1 = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const s2 = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const bystander = await startSession(deps, { projectId: A, userId: keep._id, withRefreshToken: true });
+    const updated = await usersRpc.updateUser({ userId: user._id, status: 'disabled' }, basic(A));
+    expect(updated.user).toMatchObject({ userId: user._id, status: 'disabled', fullName: 'To Disable' });
+    for (const s of [s1, s2]) {
+      expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'user_unavailable' });
+      expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    }
+    expect((await sessionRecord(bystander.sessionId))?.status).toBe('active');
+    // Another project cannot reach the user; a name change alone ends nothing.
+    expect(await errorOf(usersRpc.updateUser({ userId: keep._id, status: 'disabled' }, basic(B)))).toMatchObject({ code: Code.NotFound, type: 'user_not_found' });
+    expect((await usersRpc.updateUser({ userId: keep._id, fullName: '  Renamed  ' }, basic(A))).user).toMatchObject({ fullName: 'Renamed', status: 'active' });
+    expect((await sessionRecord(bystander.sessionId))?.status).toBe('active');
   });
 });
 
