@@ -490,8 +490,9 @@ describe('backend API: a user\'s long sessions', () => {
     const r = await sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A));
     expect(r.longSession).toMatchObject({ longSessionId: s.sessionId, status: 'revoked' });
     expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'revoked_by_application' });
-    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
     expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    // That refresh spent the token; shown again it is still "ended", not a reuse of a live session.
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
     expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
     // Idempotent, and an ended session keeps the status it ended with.
     await endSession(deps, { projectId: A, sessionId: s.sessionId });

@@ -31,7 +31,10 @@ export async function requireActiveRefreshToken(
   if (!token) throw unauthenticated('invalid_refresh_token', 'the refresh token is not valid');
   // Guard: the session's current token; a spent one shown again is a reuse and ends the session.
   if (token.status !== 'active') {
-    await deps.sessions.revokeSession(input.projectId, token.sessionId, 'refresh_token_reuse', now);
+    // A session that had already ended (a refresh of it spends the token too) is simply over.
+    if (!(await deps.sessions.revokeSession(input.projectId, token.sessionId, 'refresh_token_reuse', now))) {
+      throw unauthenticated('session_ended', 'the session has ended (logged out, expired or revoked), sign in again');
+    }
     deps.logger.warn({ projectId: input.projectId, sessionId: token.sessionId }, 'spent refresh token shown on /v2/me: session revoked');
     throw unauthenticated('refresh_token_reused', 'the refresh token was already used; the session has ended, sign in again');
   }
