@@ -131,7 +131,7 @@ export function mongoSessionStore(db: Db): SessionStore {
     async listUserSessions(projectId, userId, page, pageSize) {
       const filter = { projectId, userId };
       const [list, total] = await Promise.all([
-        sessions.find(filter).sort({ createdAt: -1, _id: -1 }).skip((page - 1) * pageSize).limit(pageSize).toArray(),
+        sessions.find(filter).sort({ createdAt: -1 }).skip((page - 1) * pageSize).limit(pageSize).toArray(),
         sessions.countDocuments(filter),
       ]);
       return { sessions: list, total };
