@@ -319,7 +319,7 @@ describe('routing and request errors', () => {
     expect(r.json.message).toBe('Method Not Allowed');
     const two = await call('backend', 'POST', '/v2/users/usr-1', { headers: jsonHeaders(), body: '{}' });
     expect(two.status).toBe(405);
-    expect(two.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET']);
+    expect(two.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH']);
   });
 
   it('415 for a body that is not JSON', async () => {

@@ -7,6 +7,7 @@
  * method and status. Objects are checked closed: an answer may not carry undocumented fields.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema, OpenApiDocument, OpenApiResponse } from '../../gateway/src/openapi/jsonSchema.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
@@ -212,6 +213,20 @@ describe('recorded answers of the backend API match its document', () => {
     const phone = await call('backend', 'POST', '/v2/users/{userID}/identifiers', { params: { userID }, body: { identifierType: 'phone', identifierValue: '+15551234567', status: 'pending' } });
     const deleted = await call('backend', 'DELETE', '/v2/users/{userID}/identifiers/{identifierID}', { params: { userID, identifierID: json(phone).identifierID } });
     expect(deleted.status).toBe(200);
+  });
+
+  it('long sessions: list, get (by user and by ID), revoke; user update', async () => {
+    const token = await sessionFor(userID);
+    const sid = decodeJwt(token).sid as string;
+    const listed = await call('backend', 'GET', '/v2/users/{userID}/longSessions', { params: { userID }, query: '?page=1&pageSize=5' });
+    expect({ status: listed.status, ids: (json(listed).longSessions as Array<{ longSessionID: string }>).map((l) => l.longSessionID) }).toEqual({ status: 200, ids: [sid] });
+    expect((await call('backend', 'GET', '/v2/users/{userID}/longSessions/{longSessionID}', { params: { userID, longSessionID: sid } })).status).toBe(200);
+    expect((await call('backend', 'GET', '/v2/longSessions/{longSessionID}', { params: { longSessionID: sid } })).status).toBe(200);
+    const revoked = await call('backend', 'PATCH', '/v2/users/{userID}/longSessions/{longSessionID}', { params: { userID, longSessionID: sid }, body: { status: 'revoked' } });
+    expect({ status: revoked.status, session: json(revoked).status }).toEqual({ status: 200, session: 'revoked' });
+    expect((await call('backend', 'GET', '/v2/longSessions/{longSessionID}', { params: { longSessionID: 'ses-1' } })).status).toBe(404);
+    const renamed = await call('backend', 'PATCH', '/v2/users/{userID}', { params: { userID }, body: { fullName: 'Ada King' } });
+    expect({ status: renamed.status, fullName: json(renamed).fullName }).toEqual({ status: 200, fullName: 'Ada King' });
   });
 
   it('challenges: B1 (with its value), PATCH with a wrong and the right value, GET, PATCH again (409)', async () => {

@@ -30,6 +30,7 @@ beforeAll(async () => {
   await db.collection('webauthn_users').insertMany(many(200, (i) => ({ _id: `pro-${i % 4}/usr-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i}` })));
   await db.collection('users').insertMany(many(200, (i) => ({ _id: `usr-${i}` as never, projectId: `pro-${i % 4}`, createdAt: new Date(i) })));
   await db.collection('identifiers').insertMany(many(200, (i) => ({ _id: `ide-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, type: 'email', value: `u${i}@example.com`, createdAt: new Date(i) })));
+  await db.collection('sessions').insertMany(many(200, (i) => ({ _id: `ses-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
   await db.collection('connect_tokens').insertMany(many(200, (i) => ({ _id: `ctk-${i}` as never, projectId: `pro-${i % 4}`, secretHash: `h${i}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
 }, 60_000);
 
@@ -67,6 +68,7 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: 'connect: an identifier by value (sign-up, login)', collection: 'identifiers', filter: { projectId: 'pro-1', type: 'email', value: 'u5@example.com' }, index: 'project_type_value_unique' },
   { what: "connect: a user's identifiers", collection: 'identifiers', filter: { projectId: 'pro-1', userId: 'usr-1' }, index: 'project_user' },
   { what: 'connect: a connect token by secret', collection: 'connect_tokens', filter: { secretHash: 'h5' }, index: 'secret_hash_unique' },
+  { what: "connect: a user's sessions, newest first (backend long-session list)", collection: 'sessions', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1 }, index: 'project_user_created' },
   { what: "connect: a project's connect tokens, oldest first", collection: 'connect_tokens', filter: { projectId: 'pro-1' }, sort: { createdAt: 1 }, index: 'project_created' },
 ];
 

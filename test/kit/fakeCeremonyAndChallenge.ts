@@ -161,6 +161,7 @@ export class FakeOneTimeCodes implements OneTimeCodes {
   static readonly CODE = '123456';
   sent: (RecordedCall<{ userId: string; channel: CodeChannel; identifierValue: string }> & SentCode)[] = [];
   verified: RecordedCall<{ userId: string; challengeId: string; value: string }>[] = [];
+  notified: RecordedCall<{ userId: string; email: string; passkeyName?: string }>[] = [];
   /** Errors the next verify throws (in order), before looking at the value. */
   verifyFailures: Error[] = [];
   /** Thrown by verify for a value other than CODE. */
@@ -178,5 +179,9 @@ export class FakeOneTimeCodes implements OneTimeCodes {
     const failure = this.verifyFailures.shift();
     if (failure) throw failure;
     if (input.value !== FakeOneTimeCodes.CODE) throw this.wrongCode();
+  }
+
+  async notifyPasskeyAdded(call: ServiceCall, input: { userId: string; email: string; passkeyName?: string }): Promise<void> {
+    this.notified.push({ call, input });
   }
 }

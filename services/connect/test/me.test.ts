@@ -18,6 +18,7 @@ import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { startSession } from '../src/sessions/domain/startSession.js';
+import { updateSessionSettings } from '../src/sessions/domain/updateSessionSettings.js';
 import type { IdentifierType } from '../src/users/store/identifiers.js';
 import { newId } from '../../runtime/ids.js';
 import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
@@ -42,6 +43,7 @@ const challenges = {
   created: [] as Array<{ userId: string; challengeType: string; identifierValue: string; challengeId: string; address: string | null }>,
   verified: [] as Array<{ userId: string; challengeId: string; value: string }>,
   expired: new Set<string>(),
+  notified: [] as Array<{ userId: string; email: string; kind: string; passkeyName: string; projectId: string | null }>,
 };
 const CODE = '424242';
 
@@ -79,7 +81,7 @@ function fakeCeremony() {
         finishAppend(req) {
           ceremony.finishAppends.push({ userId: req.userId, processId: req.processId, handle: req.clientInformation?.clientEnvHandle ?? '' });
           if (req.attestationResponse === 'bad') throw toConnectError(invalidArgument('attestation_invalid', 'bad attestation'));
-          return { passkeyData: { id: 'cre-1', userId: req.userId } };
+          return { passkeyData: { id: 'cre-1', userId: req.userId, aaguidDetails: { aaguid: 'a', name: 'Test Keychain', iconLight: '', iconDark: '' } } };
         },
       }),
     ),
@@ -103,6 +105,10 @@ function fakeChallenges() {
           if (req.value !== CODE) throw toConnectError(invalidArgument('challenge_value_invalid', 'the value is wrong; 4 attempt(s) left', [{ field: 'value', message: 'is wrong; 4 attempt(s) left' }]));
           return { challenge: { challengeId: req.challengeId, status: 'completed' } };
         },
+        sendNotification(req, ctx) {
+          challenges.notified.push({ userId: req.userId, email: req.email, kind: req.kind, passkeyName: req.details.passkeyName ?? '', projectId: ctx.requestHeader.get(HEADERS.projectId) });
+          return {};
+        },
       }),
     ),
   );
@@ -123,11 +129,13 @@ beforeEach(() => {
   ceremony.tags = [];
   challenges.created = [];
   challenges.verified = [];
+  challenges.notified = [];
 });
 
 interface Signed {
   userId: string;
   sessionId: string;
+  refreshToken: string;
   identifiers: Record<string, string>;
 }
 
@@ -144,8 +152,8 @@ async function signedIn(projectId: string, identifiers: Array<[IdentifierType, s
     await env.deps.identifiers.insert({ _id: id, projectId, userId, type, value, status, source: 'self', claimed: status !== 'pending', createdAt: at, updatedAt: at });
     ids[value] = id;
   }
-  const { sessionId } = await startSession(env.deps, { projectId, userId, withRefreshToken: true });
-  return { userId, sessionId, identifiers: ids };
+  const { sessionId, refreshToken } = await startSession(env.deps, { projectId, userId, withRefreshToken: true });
+  return { userId, sessionId, refreshToken: refreshToken!, identifiers: ids };
 }
 
 /** Call options as the gateway sends them for a verified session token. */
@@ -365,5 +373,74 @@ describe('F11: verify an identifier', () => {
     expect(await rpcError(me.verifyIdentifierFinish({ identifierId: s.identifiers['hopper2@example.com']!, code: CODE }, as(A, s)))).toMatchObject({ code: Code.FailedPrecondition, type: 'verification_not_started' });
     expect(challenges.created).toHaveLength(1);
     expect(await rpcError(me.verifyIdentifierStart({ identifierId: 'nope' }, as(A, s)))).toMatchObject({ code: Code.InvalidArgument, validation: ['identifierID'] });
+  });
+});
+
+/** Moves the session's authentication time (sign-in) into the past, as if the user signed in that long ago. */
+async function signedInAgo(s: Pick<Signed, 'sessionId'>, seconds: number): Promise<void> {
+  await env.store.db.collection('sessions').updateOne({ _id: s.sessionId as never }, { $set: { authenticatedAt: new Date(Date.now() - seconds * 1000) } });
+}
+
+/** Call options as the gateway sends them for a refresh token (web-core's bearer on /v2/me/*). */
+function withRefresh(projectId: string, s: Pick<Signed, 'refreshToken'>) {
+  return { headers: { [HEADERS.projectId]: projectId, [HEADERS.tokenKind]: 'refresh', [HEADERS.refreshToken]: s.refreshToken } };
+}
+
+describe('sensitive actions need a recent sign-in (the project\'s window, default 15 minutes)', () => {
+  it('refuses account delete, passkey append and identifier add/change 403 reauthentication_required, with either token, writing nothing', async () => {
+    const s = await signedIn(A, [['email', 'stale@example.com', 'verified']]);
+    // Start an append while recent, so the finish is refused for the window, not for a missing start.
+    await me.appendPasskeyStart({ clientInformation: capable }, as(A, s));
+    await signedInAgo(s, 16 * 60);
+    ceremony.startAppends = [];
+    for (const opts of [as(A, s), withRefresh(A, s)]) {
+      for (const call of [
+        me.deleteMe({}, opts),
+        me.appendPasskeyStart({ clientInformation: capable }, opts),
+        me.appendPasskeyFinish({ attestationResponse: '{"id":"x"}', clientInformation: capable }, opts),
+        me.createMyIdentifier({ identifierType: 'email', value: 'attacker@example.com' }, opts),
+        me.updateMyIdentifier({ identifierId: s.identifiers['stale@example.com']!, identifierType: 'email', value: 'attacker2@example.com' }, opts),
+      ]) {
+        expect(await rpcError(call)).toMatchObject({ code: Code.PermissionDenied, type: 'reauthentication_required' });
+      }
+    }
+    expect(ceremony.startAppends).toHaveLength(0);
+    expect(ceremony.finishAppends).toHaveLength(0);
+    const after = await me.getMe({}, as(A, s));
+    expect(after.identifiers.map((i) => i.value)).toEqual(['stale@example.com']);
+    expect(await env.deps.users.find(A, s.userId)).not.toBeNull();
+    // What is not sensitive keeps working with the same session.
+    expect((await me.listMyPasskeys({}, withRefresh(A, s))).passkeys).toEqual([]);
+    await me.updateMe({ fullName: 'Still Me' }, withRefresh(A, s));
+  });
+
+  it('allows them inside the window, and the window is the project\'s setting', async () => {
+    const { project } = await createProject(env.deps, { name: 'Me window', rpId: 'localhost', origins: ['http://localhost:3000'] });
+    await updateSessionSettings(env.deps, project._id, { reauthWindowSeconds: 3600 });
+    const s = await signedIn(project._id, [['email', 'window@example.com', 'verified']]);
+    await signedInAgo(s, 30 * 60);
+    await me.createMyIdentifier({ identifierType: 'email', value: 'second@example.com' }, withRefresh(project._id, s));
+    await signedInAgo(s, 61 * 60);
+    expect(await rpcError(me.deleteMe({}, as(project._id, s)))).toMatchObject({ code: Code.PermissionDenied, type: 'reauthentication_required' });
+    await signedInAgo(s, 59 * 60);
+    await me.deleteMe({}, as(project._id, s));
+    expect(await env.deps.users.find(project._id, s.userId)).toBeNull();
+  });
+});
+
+describe('a passkey added through /v2/me', () => {
+  it('is announced to the user\'s verified email address, not to an unproven one', async () => {
+    const s = await signedIn(A, [['email', 'unproven@example.com', 'pending'], ['email', 'proven@example.com', 'verified']]);
+    await me.appendPasskeyStart({ clientInformation: capable }, as(A, s));
+    await me.appendPasskeyFinish({ attestationResponse: '{"id":"n"}', clientInformation: capable }, as(A, s));
+    expect(challenges.notified).toEqual([{ userId: s.userId, email: 'proven@example.com', kind: 'passkey_added', passkeyName: 'Test Keychain', projectId: A }]);
+  });
+
+  it('sends no notice to a user without a verified email address (and the append still succeeds)', async () => {
+    const s = await signedIn(A, [['email', 'only-pending@example.com', 'pending'], ['phone', '+4915100000077', 'verified']]);
+    await me.appendPasskeyStart({ clientInformation: capable }, as(A, s));
+    await me.appendPasskeyFinish({ attestationResponse: '{"id":"m"}', clientInformation: capable }, as(A, s));
+    expect(ceremony.finishAppends).toHaveLength(1);
+    expect(challenges.notified).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { SessionService } from '../../../gen/passkeyauth/connect/v1/session_service_pb.js';
+import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
 import { DomainError } from '../../runtime/errors.js';
 import { toConnectError } from '../../runtime/interceptors.js';
@@ -41,6 +42,7 @@ let clock: Date;
 let deps: ConnectServiceDeps;
 let sessionsRpc: Client<typeof SessionService>;
 let projectsRpc: Client<typeof ProjectService>;
+let usersRpc: Client<typeof UserService>;
 let A: string;
 let B: string;
 
@@ -51,6 +53,7 @@ beforeAll(async () => {
   const transport = inMemoryTransport(deps);
   sessionsRpc = createClient(SessionService, transport);
   projectsRpc = createClient(ProjectService, transport);
+  usersRpc = createClient(UserService, transport);
   A = (await createProject(deps, { name: 'Sessions A', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
   B = (await createProject(deps, { name: 'Sessions B', rpId: 'example.com', origins: ['https://app.example.com'] })).project._id;
 });
@@ -119,6 +122,7 @@ describe('startSession', () => {
       kind: 'session',
       sub: user._id,
       sid: s.sessionId,
+      auth_time: iat,
       name: 'Ada Lovelace',
       identifiers: expect.arrayContaining([
         { type: 'email', value: 'ada@example.com', status: 'verified' },
@@ -312,19 +316,126 @@ describe('requireActiveSession', () => {
 });
 
 describe('requireActiveRefreshToken (/v2/me/* with a refresh token)', () => {
-  it('gives the session of the current refresh token; refuses a traded-in, unknown, other project\'s or ended one', async () => {
+  it('gives the session of the current refresh token; refuses an unknown, other project\'s or ended one', async () => {
     const user = await newUser(A, 'Bearer Refresh');
     const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
     expect(await requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! })).toMatchObject({ _id: s.sessionId, userId: user._id });
     const r = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
-    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ code: Code.Unauthenticated, type: 'refresh_token_rotated' });
-    // Refused without ending the session.
-    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'active' });
     expect(await requireActiveRefreshToken(deps, { projectId: A, refreshToken: r.refreshToken })).toMatchObject({ _id: s.sessionId });
     expect(await errorOf(requireActiveRefreshToken(deps, { projectId: B, refreshToken: r.refreshToken }))).toMatchObject({ type: 'invalid_refresh_token' });
     expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: `rt_${'q'.repeat(43)}` }))).toMatchObject({ type: 'invalid_refresh_token' });
     await endSession(deps, { projectId: A, sessionId: s.sessionId });
     expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: r.refreshToken }))).toMatchObject({ type: 'session_ended' });
+  });
+
+  it('treats a traded-in (spent) token as a reuse, as /v2/me/refresh does: the session ends for every holder', async () => {
+    // Formerly refused without ending the session; a spent token on /v2/me/* proves a copy as much as on a refresh.
+    const user = await newUser(A, 'Bearer Reuse');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const r = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toEqual({ code: Code.Unauthenticated, type: 'refresh_token_reused' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'refresh_token_reuse' });
+    // The newest token (the owner's, or the thief's) is dead too.
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: r.refreshToken }))).toMatchObject({ type: 'session_ended' });
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: r.refreshToken }))).toMatchObject({ type: 'session_ended' });
+  });
+});
+
+describe('authentication time (auth_time)', () => {
+  it('is the sign-in time, in the session record and the token, and a refresh does not move it', async () => {
+    const user = await newUser(A, 'Auth Time');
+    const signedInAt = Math.floor(clock.getTime() / 1000);
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect((await sessionRecord(s.sessionId))?.authenticatedAt).toEqual(clock);
+    expect((await verify(A, s.sessionToken)).auth_time).toBe(signedInAt);
+    advance(1200);
+    const r1 = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    advance(1200);
+    const r2 = await refreshSession(deps, { projectId: A, refreshToken: r1.refreshToken });
+    const claims = await verify(A, r2.sessionToken);
+    expect({ auth_time: claims.auth_time, iat: claims.iat }).toEqual({ auth_time: signedInAt, iat: signedInAt + 2400 });
+  });
+
+  it('counts from the start for sessions recorded before it existed', async () => {
+    const user = await newUser(A, 'Old Session');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await env.store.db.collection<SessionRecord>('sessions').updateOne({ _id: s.sessionId }, { $unset: { authenticatedAt: '' } });
+    advance(60);
+    const r = await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! });
+    expect((await verify(A, r.sessionToken)).auth_time).toBe(Math.floor((clock.getTime() - 60_000) / 1000));
+  });
+});
+
+describe('refresh rotation "keep": idle timeout and maximum lifetime', () => {
+  async function keptProject(settings: Parameters<typeof updateSessionSettings>[2] = {}) {
+    const { project } = await createProject(deps, { name: `Keep ${Math.random()}`, rpId: 'example.com', origins: ['https://app.example.com'] });
+    await updateSessionSettings(deps, project._id, { refreshTokenRotation: 'keep', ...settings });
+    return project._id;
+  }
+
+  it('ends a session unused for the idle timeout (default 3 days); a refresh or a /v2/me call with the token counts as use', async () => {
+    const P = await keptProject();
+    const user = await newUser(P, 'Idle');
+    const s = await startSession(deps, { projectId: P, userId: user._id, withRefreshToken: true });
+    advance(DAY);
+    await refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! });
+    advance(2 * DAY);
+    // /v2/me/* with the kept token records a use as well.
+    await requireActiveRefreshToken(deps, { projectId: P, refreshToken: s.refreshToken! });
+    expect((await sessionRecord(s.sessionId))?.lastUsedAt).toEqual(clock);
+    // 6 days after sign-in, 3 after the last use.
+    advance(3 * DAY + 1);
+    expect(await errorOf(refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! }))).toEqual({ code: Code.Unauthenticated, type: 'session_ended' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'inactivity' });
+    // Nothing revives it, not even a later use within what would be a fresh idle window.
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: P, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+
+    const idleOnMe = await startSession(deps, { projectId: P, userId: user._id, withRefreshToken: true });
+    advance(3 * DAY + 1);
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: P, refreshToken: idleOnMe.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await sessionRecord(idleOnMe.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'inactivity' });
+  });
+
+  it('ends every session at the maximum lifetime (default 7 days) however often it is used', async () => {
+    const P = await keptProject();
+    const user = await newUser(P, 'Max Lifetime');
+    const s = await startSession(deps, { projectId: P, userId: user._id, withRefreshToken: true });
+    expect((await sessionRecord(s.sessionId))?.expiresAt).toEqual(new Date(clock.getTime() + 7 * DAY * 1000));
+    for (let day = 1; day < 7; day++) {
+      advance(DAY);
+      await refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! });
+    }
+    advance(DAY);
+    expect(await errorOf(refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+
+    // A session from before the switch to "keep" (30 days long) ends at the maximum lifetime too.
+    const { project: rotating } = await createProject(deps, { name: 'Switch to keep', rpId: 'example.com', origins: ['https://app.example.com'] });
+    const u2 = await newUser(rotating._id, 'Switched');
+    const old = await startSession(deps, { projectId: rotating._id, userId: u2._id, withRefreshToken: true });
+    await updateSessionSettings(deps, rotating._id, { refreshTokenRotation: 'keep', keepIdleTimeoutSeconds: 30 * DAY });
+    advance(7 * DAY + 1);
+    expect(await errorOf(refreshSession(deps, { projectId: rotating._id, refreshToken: old.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+  });
+
+  it('honours the project\'s own limits and refuses them out of range', async () => {
+    const P = await keptProject({ keepIdleTimeoutSeconds: 600, keepMaxLifetimeSeconds: 3600 });
+    const user = await newUser(P, 'Short');
+    const s = await startSession(deps, { projectId: P, userId: user._id, withRefreshToken: true });
+    expect((await sessionRecord(s.sessionId))?.expiresAt).toEqual(new Date(clock.getTime() + 3_600_000));
+    advance(599);
+    await refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! });
+    advance(601);
+    expect(await errorOf(refreshSession(deps, { projectId: P, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    for (const bad of [{ keepIdleTimeoutSeconds: 299 }, { keepIdleTimeoutSeconds: 30 * DAY + 1 }, { keepMaxLifetimeSeconds: 3599 }, { keepMaxLifetimeSeconds: 90 * DAY + 1 }, { reauthWindowSeconds: 59 }, { reauthWindowSeconds: DAY + 1 }]) {
+      expect(await errorOf(updateSessionSettings(deps, P, bad))).toMatchObject({ code: Code.InvalidArgument, type: 'validation_error' });
+    }
+  });
+
+  it('does not apply under "rotate": a rotating session lives its refresh lifetime', async () => {
+    const user = await newUser(A, 'Rotating Idle');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    advance(10 * DAY);
+    expect((await refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! })).refreshToken).toMatch(REFRESH_TOKEN);
   });
 });
 
@@ -359,6 +470,100 @@ describe('SessionService (as the gateway calls it)', () => {
     expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'logout' });
     expect(await errorOf(sessionsRpc.refresh({}, withRefresh(A, s.refreshToken!)))).toMatchObject({ type: 'session_ended' });
     await sessionsRpc.logout({}, withRefresh(A, `rt_${'x'.repeat(43)}`));
+  });
+});
+
+describe('backend API: a user\'s long sessions', () => {
+  const basic = (projectId: string) => ({ headers: { [HEADERS.projectId]: projectId } });
+
+  it('lists them newest first with the reference\'s fields and statuses, one page at a time', async () => {
+    const user = await newUser(A, 'Listed', [{ type: 'email', value: 'listed@example.com' }]);
+    const loggedOut = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await endSession(deps, { projectId: A, sessionId: loggedOut.sessionId });
+    advance(1);
+    const reused = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    await refreshSession(deps, { projectId: A, refreshToken: reused.refreshToken! });
+    await errorOf(refreshSession(deps, { projectId: A, refreshToken: reused.refreshToken! }));
+    advance(1);
+    const live = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const list = await sessionsRpc.listUserSessions({ userId: user._id }, basic(A));
+    expect(list.paging).toMatchObject({ page: 1, totalPages: 1, totalItems: 3 });
+    expect(list.longSessions.map((l) => ({ id: l.longSessionId, status: l.status }))).toEqual([
+      { id: live.sessionId, status: 'active' },
+      { id: reused.sessionId, status: 'revoked' },
+      { id: loggedOut.sessionId, status: 'logged_out' },
+    ]);
+    const record = await sessionRecord(live.sessionId);
+    expect(list.longSessions[0]).toMatchObject({ userId: user._id, identifierValue: 'listed@example.com', expires: record!.expiresAt.toISOString() });
+    const page2 = await sessionsRpc.listUserSessions({ userId: user._id, page: 2, pageSize: 2 }, basic(A));
+    expect({ ids: page2.longSessions.map((l) => l.longSessionId), paging: page2.paging }).toMatchObject({ ids: [loggedOut.sessionId], paging: { page: 2, totalPages: 2, totalItems: 3 } });
+    // Past its end it reads "expired".
+    advance(31 * DAY);
+    expect((await sessionsRpc.getSession({ longSessionId: live.sessionId }, basic(A))).longSession?.status).toBe('expired');
+  });
+
+  it('reads one by user and ID or by ID; another project\'s (or user\'s) is 404', async () => {
+    const user = await newUser(A, 'Read One');
+    const other = await newUser(A, 'Someone Else');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    expect((await sessionsRpc.getUserSession({ userId: user._id, longSessionId: s.sessionId }, basic(A))).longSession).toMatchObject({ longSessionId: s.sessionId, status: 'active', identifierValue: '' });
+    expect((await sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(A))).longSession?.longSessionId).toBe(s.sessionId);
+    for (const call of [
+      sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(B)),
+      sessionsRpc.getUserSession({ userId: user._id, longSessionId: s.sessionId }, basic(B)),
+      sessionsRpc.getUserSession({ userId: other._id, longSessionId: s.sessionId }, basic(A)),
+      sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(B)),
+      sessionsRpc.updateUserSession({ userId: other._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A)),
+    ]) {
+      expect(await errorOf(call)).toEqual({ code: Code.NotFound, type: 'session_not_found' });
+    }
+    expect(await errorOf(sessionsRpc.listUserSessions({ userId: user._id }, basic(B)))).toEqual({ code: Code.NotFound, type: 'user_not_found' });
+    // None of those touched it.
+    expect((await sessionRecord(s.sessionId))?.status).toBe('active');
+  });
+
+  it('revokes one (PATCH status revoked): its refresh token is refused at once, on refresh and on /v2/me/*', async () => {
+    const user = await newUser(A, 'Revoked');
+    const s = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const r = await sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A));
+    expect(r.longSession).toMatchObject({ longSessionId: s.sessionId, status: 'revoked' });
+    expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'revoked_by_application' });
+    expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    // That refresh spent the token; shown again it is still "ended", not a reuse of a live session.
+    expect(await errorOf(requireActiveRefreshToken(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    expect(await errorOf(requireActiveSession(deps, { projectId: A, sessionId: s.sessionId, userId: user._id }))).toMatchObject({ type: 'session_ended' });
+    // Idempotent, and an ended session keeps the status it ended with.
+    await endSession(deps, { projectId: A, sessionId: s.sessionId });
+    expect((await sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'revoked' }, basic(A))).longSession?.status).toBe('revoked');
+    expect(await errorOf(sessionsRpc.updateUserSession({ userId: user._id, longSessionId: s.sessionId, status: 'active' }, basic(A)))).toMatchObject({ code: Code.InvalidArgument });
+  });
+
+  it('reports a kept session unused past the idle timeout as inactivity_reached', async () => {
+    const { project } = await createProject(deps, { name: 'Idle listed', rpId: 'example.com', origins: ['https://app.example.com'] });
+    await updateSessionSettings(deps, project._id, { refreshTokenRotation: 'keep' });
+    const user = await newUser(project._id, 'Idle Listed');
+    const s = await startSession(deps, { projectId: project._id, userId: user._id, withRefreshToken: true });
+    advance(3 * DAY + 1);
+    expect((await sessionsRpc.getSession({ longSessionId: s.sessionId }, basic(project._id))).longSession?.status).toBe('inactivity_reached');
+  });
+
+  it('disabling the user (PATCH /v2/users/{userID} status disabled) ends all their sessions', async () => {
+    const user = await newUser(A, 'To Disable');
+    const keep = await newUser(A, 'Bystander');
+    const s1 = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const s2 = await startSession(deps, { projectId: A, userId: user._id, withRefreshToken: true });
+    const bystander = await startSession(deps, { projectId: A, userId: keep._id, withRefreshToken: true });
+    const updated = await usersRpc.updateUser({ userId: user._id, status: 'disabled' }, basic(A));
+    expect(updated.user).toMatchObject({ userId: user._id, status: 'disabled', fullName: 'To Disable' });
+    for (const s of [s1, s2]) {
+      expect(await sessionRecord(s.sessionId)).toMatchObject({ status: 'revoked', revokeReason: 'user_unavailable' });
+      expect(await errorOf(refreshSession(deps, { projectId: A, refreshToken: s.refreshToken! }))).toMatchObject({ type: 'session_ended' });
+    }
+    expect((await sessionRecord(bystander.sessionId))?.status).toBe('active');
+    // Another project cannot reach the user; a name change alone ends nothing.
+    expect(await errorOf(usersRpc.updateUser({ userId: keep._id, status: 'disabled' }, basic(B)))).toMatchObject({ code: Code.NotFound, type: 'user_not_found' });
+    expect((await usersRpc.updateUser({ userId: keep._id, fullName: '  Renamed  ' }, basic(A))).user).toMatchObject({ fullName: 'Renamed', status: 'active' });
+    expect((await sessionRecord(bystander.sessionId))?.status).toBe('active');
   });
 });
 
@@ -419,11 +624,19 @@ describe('session settings', () => {
   it('session-settings (CLI) sets and prints them', async () => {
     const { project } = await createProject(deps, { name: 'Sessions CLI', rpId: 'example.com', origins: ['https://app.example.com'] });
     const shown = await parseProjectCommand(['session-settings', '--project', project._id]).run(deps);
-    expect(shown).toEqual({ projectID: project._id, sessionLifetimeSeconds: 900, refreshLifetimeSeconds: 2_592_000, refreshTokenRotation: 'rotate' });
+    const defaults = { reauthWindowSeconds: 900, keepIdleTimeoutSeconds: 259_200, keepMaxLifetimeSeconds: 604_800 };
+    expect(shown).toEqual({ projectID: project._id, sessionLifetimeSeconds: 900, refreshLifetimeSeconds: 2_592_000, refreshTokenRotation: 'rotate', ...defaults });
     const set = await parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '300', '--refresh-lifetime', '86400']).run(deps);
-    expect(set).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'rotate' });
+    expect(set).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'rotate', ...defaults });
     const kept = await parseProjectCommand(['session-settings', '--project', project._id, '--refresh-rotation', 'keep']).run(deps);
-    expect(kept).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'keep' });
+    expect(kept).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'keep', ...defaults });
+    const limits = await parseProjectCommand([
+      'session-settings', '--project', project._id, '--reauth-window', '300', '--keep-idle-timeout', '3600', '--keep-max-lifetime', '86400',
+    ]).run(deps);
+    expect(limits).toEqual({ projectID: project._id, sessionLifetimeSeconds: 300, refreshLifetimeSeconds: 86_400, refreshTokenRotation: 'keep', reauthWindowSeconds: 300, keepIdleTimeoutSeconds: 3600, keepMaxLifetimeSeconds: 86_400 });
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--reauth-window', '30'])).toThrow(UsageError);
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--keep-idle-timeout', '60'])).toThrow(UsageError);
+    expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--keep-max-lifetime', '100000000'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--refresh-rotation', 'sometimes'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--session-lifetime', '10'])).toThrow(UsageError);
     expect(() => parseProjectCommand(['session-settings', '--project', project._id, '--refresh-lifetime', '1e9'])).toThrow(UsageError);

@@ -4,6 +4,9 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { Paging } from "../../common/v1/errors_pb.js";
+import { file_passkeyauth_common_v1_errors } from "../../common/v1/errors_pb.js";
 import { file_passkeyauth_gateway_v1_http } from "../../gateway/v1/http_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -11,7 +14,267 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/session_service.proto.
  */
 export const file_passkeyauth_connect_v1_session_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSIQCg5SZWZyZXNoUmVxdWVzdCJsCg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkSFQoNc2Vzc2lvbl90b2tlbhgDIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UyqwIKDlNlc3Npb25TZXJ2aWNlEocBCgdSZWZyZXNoEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUmVmcmVzaFJlc3BvbnNlIiuiuxgnCgRQT1NUEg4vdjIvbWUvcmVmcmVzaBoGYmVhcmVyIgdyZWZyZXNoEo4BCgZMb2dvdXQSJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlcXVlc3QaJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vdjIvbWUvbG9nb3V0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2hAAWIGcHJvdG8z", [file_passkeyauth_gateway_v1_http]);
+  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKJAQoLTG9uZ1Nlc3Npb24SJgoPbG9uZ19zZXNzaW9uX2lkGAEgASgJUg1sb25nU2Vzc2lvbklEEhcKB3VzZXJfaWQYAiABKAlSBnVzZXJJRBIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIPCgdleHBpcmVzGAUgASgJIqYBChdMaXN0VXNlclNlc3Npb25zUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIeCgRwYWdlGAIgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgDIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKFAQoYTGlzdFVzZXJTZXNzaW9uc1Jlc3BvbnNlEjoKDWxvbmdfc2Vzc2lvbnMYASADKAsyIy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvbmdTZXNzaW9uEi0KBnBhZ2luZxgCIAEoCzIdLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYWdpbmcijAEKFUdldFVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRCJTChZHZXRVc2VyU2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24iVQoRR2V0U2Vzc2lvblJlcXVlc3QSQAoPbG9uZ19zZXNzaW9uX2lkGAEgASgJQhi6SBVyEzIRXnNlcy1bMC05XXsxLDMwfSRSDWxvbmdTZXNzaW9uSUQiTwoSR2V0U2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24irwEKGFVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRBIeCgZzdGF0dXMYAyABKAlCDrpIC3IJUgdyZXZva2VkIlYKGVVwZGF0ZVVzZXJTZXNzaW9uUmVzcG9uc2USOQoMbG9uZ19zZXNzaW9uGAEgASgLMiMucGFzc2tleWF1dGguY29ubmVjdC52MS5Mb25nU2Vzc2lvbiIQCg5SZWZyZXNoUmVxdWVzdCJsCg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkSFQoNc2Vzc2lvbl90b2tlbhgDIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UyjwgKDlNlc3Npb25TZXJ2aWNlEocBCgdSZWZyZXNoEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUmVmcmVzaFJlc3BvbnNlIiuiuxgnCgRQT1NUEg4vdjIvbWUvcmVmcmVzaBoGYmVhcmVyIgdyZWZyZXNoEo4BCgZMb2dvdXQSJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlcXVlc3QaJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vdjIvbWUvbG9nb3V0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2hAARKoAQoQTGlzdFVzZXJTZXNzaW9ucxIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdFVzZXJTZXNzaW9uc1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RVc2VyU2Vzc2lvbnNSZXNwb25zZSIxorsYLQoDR0VUEh8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zGgViYXNpYxLAAQoOR2V0VXNlclNlc3Npb24SLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJTZXNzaW9uUmVxdWVzdBouLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlclNlc3Npb25SZXNwb25zZSJPorsYSwoDR0VUEi8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhKlAQoKR2V0U2Vzc2lvbhIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0U2Vzc2lvblJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFNlc3Npb25SZXNwb25zZSJAorsYPAoDR0VUEiAvdjIvbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhLLAQoRVXBkYXRlVXNlclNlc3Npb24SMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBoxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclNlc3Npb25SZXNwb25zZSJRorsYTQoFUEFUQ0gSLy92Mi91c2Vycy97dXNlcklEfS9sb25nU2Vzc2lvbnMve2xvbmdTZXNzaW9uSUR9GgViYXNpYyoMbG9uZ19zZXNzaW9uYgZwcm90bzM", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
+
+/**
+ * LongSession is the reference longSession: a session of a signed-in user.
+ *
+ * @generated from message passkeyauth.connect.v1.LongSession
+ */
+export type LongSession = Message<"passkeyauth.connect.v1.LongSession"> & {
+  /**
+   * "ses-" followed by a number: the session token's "sid".
+   *
+   * @generated from field: string long_session_id = 1 [json_name = "longSessionID"];
+   */
+  longSessionId: string;
+
+  /**
+   * The session's user.
+   *
+   * @generated from field: string user_id = 2 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The user's primary login identifier, else their oldest one ("" for a user without any).
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * One of active, logged_out, expired, inactivity_reached, revoked.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * The session's absolute end (RFC 3339, UTC).
+   *
+   * @generated from field: string expires = 5;
+   */
+  expires: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.LongSession.
+ * Use `create(LongSessionSchema)` to create a new message.
+ */
+export const LongSessionSchema: GenMessage<LongSession> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 0);
+
+/**
+ * ListUserSessionsRequest names the user and the page.
+ *
+ * @generated from message passkeyauth.connect.v1.ListUserSessionsRequest
+ */
+export type ListUserSessionsRequest = Message<"passkeyauth.connect.v1.ListUserSessionsRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 2;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 3;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListUserSessionsRequest.
+ * Use `create(ListUserSessionsRequestSchema)` to create a new message.
+ */
+export const ListUserSessionsRequestSchema: GenMessage<ListUserSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 1);
+
+/**
+ * ListUserSessionsResponse is one page of the user's sessions.
+ *
+ * @generated from message passkeyauth.connect.v1.ListUserSessionsResponse
+ */
+export type ListUserSessionsResponse = Message<"passkeyauth.connect.v1.ListUserSessionsResponse"> & {
+  /**
+   * The sessions on this page, newest first.
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.LongSession long_sessions = 1;
+   */
+  longSessions: LongSession[];
+
+  /**
+   * Where this page is in the whole list.
+   *
+   * @generated from field: passkeyauth.common.v1.Paging paging = 2;
+   */
+  paging?: Paging | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListUserSessionsResponse.
+ * Use `create(ListUserSessionsResponseSchema)` to create a new message.
+ */
+export const ListUserSessionsResponseSchema: GenMessage<ListUserSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 2);
+
+/**
+ * GetUserSessionRequest names a user's session.
+ *
+ * @generated from message passkeyauth.connect.v1.GetUserSessionRequest
+ */
+export type GetUserSessionRequest = Message<"passkeyauth.connect.v1.GetUserSessionRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The session's ID (path parameter).
+   *
+   * @generated from field: string long_session_id = 2 [json_name = "longSessionID"];
+   */
+  longSessionId: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetUserSessionRequest.
+ * Use `create(GetUserSessionRequestSchema)` to create a new message.
+ */
+export const GetUserSessionRequestSchema: GenMessage<GetUserSessionRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 3);
+
+/**
+ * GetUserSessionResponse carries the session.
+ *
+ * @generated from message passkeyauth.connect.v1.GetUserSessionResponse
+ */
+export type GetUserSessionResponse = Message<"passkeyauth.connect.v1.GetUserSessionResponse"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: passkeyauth.connect.v1.LongSession long_session = 1;
+   */
+  longSession?: LongSession | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetUserSessionResponse.
+ * Use `create(GetUserSessionResponseSchema)` to create a new message.
+ */
+export const GetUserSessionResponseSchema: GenMessage<GetUserSessionResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 4);
+
+/**
+ * GetSessionRequest names a session.
+ *
+ * @generated from message passkeyauth.connect.v1.GetSessionRequest
+ */
+export type GetSessionRequest = Message<"passkeyauth.connect.v1.GetSessionRequest"> & {
+  /**
+   * The session's ID (path parameter).
+   *
+   * @generated from field: string long_session_id = 1 [json_name = "longSessionID"];
+   */
+  longSessionId: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetSessionRequest.
+ * Use `create(GetSessionRequestSchema)` to create a new message.
+ */
+export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 5);
+
+/**
+ * GetSessionResponse carries the session.
+ *
+ * @generated from message passkeyauth.connect.v1.GetSessionResponse
+ */
+export type GetSessionResponse = Message<"passkeyauth.connect.v1.GetSessionResponse"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: passkeyauth.connect.v1.LongSession long_session = 1;
+   */
+  longSession?: LongSession | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GetSessionResponse.
+ * Use `create(GetSessionResponseSchema)` to create a new message.
+ */
+export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 6);
+
+/**
+ * UpdateUserSessionRequest is the reference longSessionUpdateReq for a user's session.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateUserSessionRequest
+ */
+export type UpdateUserSessionRequest = Message<"passkeyauth.connect.v1.UpdateUserSessionRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The session's ID (path parameter).
+   *
+   * @generated from field: string long_session_id = 2 [json_name = "longSessionID"];
+   */
+  longSessionId: string;
+
+  /**
+   * The new status: only "revoked" (the other statuses of the reference's enum are what the
+   * service itself records: a logout, an expiry, an idle timeout).
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateUserSessionRequest.
+ * Use `create(UpdateUserSessionRequestSchema)` to create a new message.
+ */
+export const UpdateUserSessionRequestSchema: GenMessage<UpdateUserSessionRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 7);
+
+/**
+ * UpdateUserSessionResponse carries the session as it is now.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateUserSessionResponse
+ */
+export type UpdateUserSessionResponse = Message<"passkeyauth.connect.v1.UpdateUserSessionResponse"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: passkeyauth.connect.v1.LongSession long_session = 1;
+   */
+  longSession?: LongSession | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateUserSessionResponse.
+ * Use `create(UpdateUserSessionResponseSchema)` to create a new message.
+ */
+export const UpdateUserSessionResponseSchema: GenMessage<UpdateUserSessionResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 8);
 
 /**
  * RefreshRequest has no fields: the refresh token is the bearer credential.
@@ -26,7 +289,7 @@ export type RefreshRequest = Message<"passkeyauth.connect.v1.RefreshRequest"> & 
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 0);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 9);
 
 /**
  * RefreshResponse is the reference meRefreshRsp plus the rotated refresh token.
@@ -68,7 +331,7 @@ export type RefreshResponse = Message<"passkeyauth.connect.v1.RefreshResponse"> 
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 1);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 10);
 
 /**
  * LogoutRequest has no fields.
@@ -83,7 +346,7 @@ export type LogoutRequest = Message<"passkeyauth.connect.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 2);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 11);
 
 /**
  * LogoutResponse is empty (the gateway answers 204).
@@ -98,11 +361,12 @@ export type LogoutResponse = Message<"passkeyauth.connect.v1.LogoutResponse"> & 
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 3);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 12);
 
 /**
  * SessionService keeps the sessions of signed-in users: a short-lived session token (ES256 JWT)
- * renewed with a long-lived refresh token that rotates on every use.
+ * renewed with a long-lived refresh token that rotates on every use. The backend API sees each
+ * session as the reference's "long session" (the refresh token's session) and may end it.
  *
  * @generated from service passkeyauth.connect.v1.SessionService
  */
@@ -126,6 +390,48 @@ export const SessionService: GenService<{
     methodKind: "unary";
     input: typeof LogoutRequestSchema;
     output: typeof LogoutResponseSchema;
+  },
+  /**
+   * Lists a user's sessions, newest first, one page at a time (the reference has no list; shaped
+   * like its other lists: {longSessions, paging}).
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.ListUserSessions
+   */
+  listUserSessions: {
+    methodKind: "unary";
+    input: typeof ListUserSessionsRequestSchema;
+    output: typeof ListUserSessionsResponseSchema;
+  },
+  /**
+   * Returns one of a user's sessions (reference UserLongSessionGet).
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.GetUserSession
+   */
+  getUserSession: {
+    methodKind: "unary";
+    input: typeof GetUserSessionRequestSchema;
+    output: typeof GetUserSessionResponseSchema;
+  },
+  /**
+   * Returns a session by its ID alone (reference LongSessionGet).
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.GetSession
+   */
+  getSession: {
+    methodKind: "unary";
+    input: typeof GetSessionRequestSchema;
+    output: typeof GetSessionResponseSchema;
+  },
+  /**
+   * Ends one of a user's sessions: status "revoked" (reference LongSessionUpdate). Its refresh
+   * token stops working at once, and /v2/me/* refuse its session tokens.
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.UpdateUserSession
+   */
+  updateUserSession: {
+    methodKind: "unary";
+    input: typeof UpdateUserSessionRequestSchema;
+    output: typeof UpdateUserSessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_passkeyauth_connect_v1_session_service, 0);

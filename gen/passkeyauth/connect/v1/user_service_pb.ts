@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/user_service.proto.
  */
 export const file_passkeyauth_connect_v1_user_service: GenFile = /*@__PURE__*/
-  fileDesc("CilwYXNza2V5YXV0aC9jb25uZWN0L3YxL3VzZXJfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKlAQoEVXNlchIXCgd1c2VyX2lkGAEgASgJUgZ1c2VySUQSFgoJZnVsbF9uYW1lGAIgASgJSACIAQESDgoGc3RhdHVzGAMgASgJEjUKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAQgASgJSAFSEmV4cGxpY2l0V2ViYXV0aG5JRIgBAUIMCgpfZnVsbF9uYW1lQhcKFV9leHBsaWNpdF93ZWJhdXRobl9pZCJ3CgpJZGVudGlmaWVyEiMKDWlkZW50aWZpZXJfaWQYASABKAlSDGlkZW50aWZpZXJJRBIMCgR0eXBlGAIgASgJEg0KBXZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIXCgd1c2VyX2lkGAUgASgJUgZ1c2VySUQi0AEKEUNyZWF0ZVVzZXJSZXF1ZXN0EiAKCWZ1bGxfbmFtZRgBIAEoCUIIukgFcgMYgAJIAIgBARIwCgZzdGF0dXMYAiABKAlCILpIHXIbUgdwZW5kaW5nUgZhY3RpdmVSCGRpc2FibGVkEkAKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAMgASgJQgm6SAZyBBABGEBIAVISZXhwbGljaXRXZWJhdXRobklEiAEBQgwKCl9mdWxsX25hbWVCFwoVX2V4cGxpY2l0X3dlYmF1dGhuX2lkIkAKEkNyZWF0ZVVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIkMKDkdldFVzZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIj0KD0dldFVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIkYKEURlbGV0ZVVzZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIkwKEkRlbGV0ZVVzZXJSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIt0BChdDcmVhdGVJZGVudGlmaWVyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI2Cg9pZGVudGlmaWVyX3R5cGUYAiABKAlCHbpIGnIYUgVlbWFpbFIFcGhvbmVSCHVzZXJuYW1lEiQKEGlkZW50aWZpZXJfdmFsdWUYAyABKAlCCrpIB3IFEAEYwAISMQoGc3RhdHVzGAQgASgJQiG6SB5yHFIHcGVuZGluZ1IHcHJpbWFyeVIIdmVyaWZpZWQiUgoYQ3JlYXRlSWRlbnRpZmllclJlc3BvbnNlEjYKCmlkZW50aWZpZXIYASABKAsyIi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXIivgEKF1VwZGF0ZUlkZW50aWZpZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEj0KDWlkZW50aWZpZXJfaWQYAiABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEEjEKBnN0YXR1cxgDIAEoCUIhukgechxSB3BlbmRpbmdSB3ByaW1hcnlSCHZlcmlmaWVkIlIKGFVwZGF0ZUlkZW50aWZpZXJSZXNwb25zZRI2CgppZGVudGlmaWVyGAEgASgLMiIucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyIosBChdEZWxldGVJZGVudGlmaWVyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI9Cg1pZGVudGlmaWVyX2lkGAIgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRCJSChhEZWxldGVJZGVudGlmaWVyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSKqAQoWTGlzdElkZW50aWZpZXJzUmVxdWVzdBIfCgZmaWx0ZXIYASADKAlCD7pIDJIBCRAKIgVyAxiQAxIVCgRzb3J0GAIgASgJQge6SARyAhhAEh4KBHBhZ2UYAyABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAQgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIoEBChdMaXN0SWRlbnRpZmllcnNSZXNwb25zZRI3CgtpZGVudGlmaWVycxgBIAMoCzIiLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllchItCgZwYWdpbmcYAiABKAsyHS5wYXNza2V5YXV0aC5jb21tb24udjEuUGFnaW5nMoUJCgtVc2VyU2VydmljZRKHAQoKQ3JlYXRlVXNlchIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlVXNlclJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVVzZXJSZXNwb25zZSIiorsYHgoEUE9TVBIJL3YyL3VzZXJzGgViYXNpYyoEdXNlchKGAQoHR2V0VXNlchImLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlclJlcXVlc3QaJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJSZXNwb25zZSIqorsYJgoDR0VUEhIvdjIvdXNlcnMve3VzZXJJRH0aBWJhc2ljKgR1c2VyEo4BCgpEZWxldGVVc2VyEikucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVVc2VyUmVxdWVzdBoqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlVXNlclJlc3BvbnNlIimiuxglCgZERUxFVEUSEi92Mi91c2Vycy97dXNlcklEfRoFYmFzaWMwARK0AQoQQ3JlYXRlSWRlbnRpZmllchIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlSWRlbnRpZmllclJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZUlkZW50aWZpZXJSZXNwb25zZSI9orsYOQoEUE9TVBIeL3YyL3VzZXJzL3t1c2VySUR9L2lkZW50aWZpZXJzGgViYXNpYyoKaWRlbnRpZmllchLEAQoQVXBkYXRlSWRlbnRpZmllchIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlSWRlbnRpZmllclJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZUlkZW50aWZpZXJSZXNwb25zZSJNorsYSQoFUEFUQ0gSLS92Mi91c2Vycy97dXNlcklEfS9pZGVudGlmaWVycy97aWRlbnRpZmllcklEfRoFYmFzaWMqCmlkZW50aWZpZXISuwEKEERlbGV0ZUlkZW50aWZpZXISLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZUlkZW50aWZpZXJSZXF1ZXN0GjAucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVJZGVudGlmaWVyUmVzcG9uc2UiRKK7GEAKBkRFTEVURRItL3YyL3VzZXJzL3t1c2VySUR9L2lkZW50aWZpZXJzL3tpZGVudGlmaWVySUR9GgViYXNpYzABEpUBCg9MaXN0SWRlbnRpZmllcnMSLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RJZGVudGlmaWVyc1JlcXVlc3QaLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RJZGVudGlmaWVyc1Jlc3BvbnNlIiGiuxgdCgNHRVQSDy92Mi9pZGVudGlmaWVycxoFYmFzaWNiBnByb3RvMw", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CilwYXNza2V5YXV0aC9jb25uZWN0L3YxL3VzZXJfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKlAQoEVXNlchIXCgd1c2VyX2lkGAEgASgJUgZ1c2VySUQSFgoJZnVsbF9uYW1lGAIgASgJSACIAQESDgoGc3RhdHVzGAMgASgJEjUKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAQgASgJSAFSEmV4cGxpY2l0V2ViYXV0aG5JRIgBAUIMCgpfZnVsbF9uYW1lQhcKFV9leHBsaWNpdF93ZWJhdXRobl9pZCJ3CgpJZGVudGlmaWVyEiMKDWlkZW50aWZpZXJfaWQYASABKAlSDGlkZW50aWZpZXJJRBIMCgR0eXBlGAIgASgJEg0KBXZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIXCgd1c2VyX2lkGAUgASgJUgZ1c2VySUQi0AEKEUNyZWF0ZVVzZXJSZXF1ZXN0EiAKCWZ1bGxfbmFtZRgBIAEoCUIIukgFcgMYgAJIAIgBARIwCgZzdGF0dXMYAiABKAlCILpIHXIbUgdwZW5kaW5nUgZhY3RpdmVSCGRpc2FibGVkEkAKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAMgASgJQgm6SAZyBBABGEBIAVISZXhwbGljaXRXZWJhdXRobklEiAEBQgwKCl9mdWxsX25hbWVCFwoVX2V4cGxpY2l0X3dlYmF1dGhuX2lkIkAKEkNyZWF0ZVVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIkMKDkdldFVzZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIj0KD0dldFVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIrgBChFVcGRhdGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQESNQoGc3RhdHVzGAMgASgJQiC6SB1yG1IHcGVuZGluZ1IGYWN0aXZlUghkaXNhYmxlZEgBiAEBQgwKCl9mdWxsX25hbWVCCQoHX3N0YXR1cyJAChJVcGRhdGVVc2VyUmVzcG9uc2USKgoEdXNlchgBIAEoCzIcLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXNlciJGChFEZWxldGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRCJMChJEZWxldGVVc2VyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSLdAQoXQ3JlYXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSNgoPaWRlbnRpZmllcl90eXBlGAIgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIkChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJQgq6SAdyBRABGMACEjEKBnN0YXR1cxgEIAEoCUIhukgechxSB3BlbmRpbmdSB3ByaW1hcnlSCHZlcmlmaWVkIlIKGENyZWF0ZUlkZW50aWZpZXJSZXNwb25zZRI2CgppZGVudGlmaWVyGAEgASgLMiIucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyIr4BChdVcGRhdGVJZGVudGlmaWVyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI9Cg1pZGVudGlmaWVyX2lkGAIgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBIxCgZzdGF0dXMYAyABKAlCIbpIHnIcUgdwZW5kaW5nUgdwcmltYXJ5Ugh2ZXJpZmllZCJSChhVcGRhdGVJZGVudGlmaWVyUmVzcG9uc2USNgoKaWRlbnRpZmllchgBIAEoCzIiLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllciKLAQoXRGVsZXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoNaWRlbnRpZmllcl9pZBgCIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQiUgoYRGVsZXRlSWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiqgEKFkxpc3RJZGVudGlmaWVyc1JlcXVlc3QSHwoGZmlsdGVyGAEgAygJQg+6SAySAQkQCiIFcgMYkAMSFQoEc29ydBgCIAEoCUIHukgEcgIYQBIeCgRwYWdlGAMgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgEIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKBAQoXTGlzdElkZW50aWZpZXJzUmVzcG9uc2USNwoLaWRlbnRpZmllcnMYASADKAsyIi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXISLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZzKZCgoLVXNlclNlcnZpY2UShwEKCkNyZWF0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVVc2VyUmVzcG9uc2UiIqK7GB4KBFBPU1QSCS92Mi91c2VycxoFYmFzaWMqBHVzZXIShgEKB0dldFVzZXISJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJSZXF1ZXN0GicucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRVc2VyUmVzcG9uc2UiKqK7GCYKA0dFVBISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYyoEdXNlchKRAQoKVXBkYXRlVXNlchIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJSZXNwb25zZSIsorsYKAoFUEFUQ0gSEi92Mi91c2Vycy97dXNlcklEfRoFYmFzaWMqBHVzZXISjgEKCkRlbGV0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVVc2VyUmVzcG9uc2UiKaK7GCUKBkRFTEVURRISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYzABErQBChBDcmVhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlSWRlbnRpZmllclJlc3BvbnNlIj2iuxg5CgRQT1NUEh4vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMaBWJhc2ljKgppZGVudGlmaWVyEsQBChBVcGRhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlSWRlbnRpZmllclJlc3BvbnNlIk2iuxhJCgVQQVRDSBItL3YyL3VzZXJzL3t1c2VySUR9L2lkZW50aWZpZXJzL3tpZGVudGlmaWVySUR9GgViYXNpYyoKaWRlbnRpZmllchK7AQoQRGVsZXRlSWRlbnRpZmllchIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlSWRlbnRpZmllclJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZUlkZW50aWZpZXJSZXNwb25zZSJEorsYQAoGREVMRVRFEi0vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMve2lkZW50aWZpZXJJRH0aBWJhc2ljMAESlQEKD0xpc3RJZGVudGlmaWVycxIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVzcG9uc2UiIaK7GB0KA0dFVBIPL3YyL2lkZW50aWZpZXJzGgViYXNpY2IGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
 
 /**
  * User is a project's end user.
@@ -206,6 +206,62 @@ export const GetUserResponseSchema: GenMessage<GetUserResponse> = /*@__PURE__*/
   messageDesc(file_passkeyauth_connect_v1_user_service, 5);
 
 /**
+ * UpdateUserRequest is the reference userUpdateReq: the fields given change.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateUserRequest
+ */
+export type UpdateUserRequest = Message<"passkeyauth.connect.v1.UpdateUserRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The new full name ("" removes it).
+   *
+   * @generated from field: optional string full_name = 2;
+   */
+  fullName?: string | undefined;
+
+  /**
+   * The new status; "disabled" also ends every session of the user.
+   *
+   * @generated from field: optional string status = 3;
+   */
+  status?: string | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateUserRequest.
+ * Use `create(UpdateUserRequestSchema)` to create a new message.
+ */
+export const UpdateUserRequestSchema: GenMessage<UpdateUserRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 6);
+
+/**
+ * UpdateUserResponse carries the user as it is now.
+ *
+ * @generated from message passkeyauth.connect.v1.UpdateUserResponse
+ */
+export type UpdateUserResponse = Message<"passkeyauth.connect.v1.UpdateUserResponse"> & {
+  /**
+   * The updated user.
+   *
+   * @generated from field: passkeyauth.connect.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.UpdateUserResponse.
+ * Use `create(UpdateUserResponseSchema)` to create a new message.
+ */
+export const UpdateUserResponseSchema: GenMessage<UpdateUserResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 7);
+
+/**
  * DeleteUserRequest names the user to delete.
  *
  * @generated from message passkeyauth.connect.v1.DeleteUserRequest
@@ -224,7 +280,7 @@ export type DeleteUserRequest = Message<"passkeyauth.connect.v1.DeleteUserReques
  * Use `create(DeleteUserRequestSchema)` to create a new message.
  */
 export const DeleteUserRequestSchema: GenMessage<DeleteUserRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 6);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 8);
 
 /**
  * DeleteUserResponse is rendered as the reference genericRsp.
@@ -245,7 +301,7 @@ export type DeleteUserResponse = Message<"passkeyauth.connect.v1.DeleteUserRespo
  * Use `create(DeleteUserResponseSchema)` to create a new message.
  */
 export const DeleteUserResponseSchema: GenMessage<DeleteUserResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 7);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 9);
 
 /**
  * CreateIdentifierRequest is the reference identifierCreateReq plus the user path parameter.
@@ -287,7 +343,7 @@ export type CreateIdentifierRequest = Message<"passkeyauth.connect.v1.CreateIden
  * Use `create(CreateIdentifierRequestSchema)` to create a new message.
  */
 export const CreateIdentifierRequestSchema: GenMessage<CreateIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 8);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 10);
 
 /**
  * CreateIdentifierResponse carries the created identifier.
@@ -308,7 +364,7 @@ export type CreateIdentifierResponse = Message<"passkeyauth.connect.v1.CreateIde
  * Use `create(CreateIdentifierResponseSchema)` to create a new message.
  */
 export const CreateIdentifierResponseSchema: GenMessage<CreateIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 11);
 
 /**
  * UpdateIdentifierRequest is the reference identifierUpdateReq plus the path parameters.
@@ -343,7 +399,7 @@ export type UpdateIdentifierRequest = Message<"passkeyauth.connect.v1.UpdateIden
  * Use `create(UpdateIdentifierRequestSchema)` to create a new message.
  */
 export const UpdateIdentifierRequestSchema: GenMessage<UpdateIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 12);
 
 /**
  * UpdateIdentifierResponse carries the updated identifier.
@@ -364,7 +420,7 @@ export type UpdateIdentifierResponse = Message<"passkeyauth.connect.v1.UpdateIde
  * Use `create(UpdateIdentifierResponseSchema)` to create a new message.
  */
 export const UpdateIdentifierResponseSchema: GenMessage<UpdateIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 11);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 13);
 
 /**
  * DeleteIdentifierRequest names the identifier to delete.
@@ -392,7 +448,7 @@ export type DeleteIdentifierRequest = Message<"passkeyauth.connect.v1.DeleteIden
  * Use `create(DeleteIdentifierRequestSchema)` to create a new message.
  */
 export const DeleteIdentifierRequestSchema: GenMessage<DeleteIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 12);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 14);
 
 /**
  * DeleteIdentifierResponse is rendered as the reference genericRsp.
@@ -413,7 +469,7 @@ export type DeleteIdentifierResponse = Message<"passkeyauth.connect.v1.DeleteIde
  * Use `create(DeleteIdentifierResponseSchema)` to create a new message.
  */
 export const DeleteIdentifierResponseSchema: GenMessage<DeleteIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 13);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 15);
 
 /**
  * ListIdentifiersRequest carries the reference list query parameters.
@@ -455,7 +511,7 @@ export type ListIdentifiersRequest = Message<"passkeyauth.connect.v1.ListIdentif
  * Use `create(ListIdentifiersRequestSchema)` to create a new message.
  */
 export const ListIdentifiersRequestSchema: GenMessage<ListIdentifiersRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 14);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 16);
 
 /**
  * ListIdentifiersResponse is the reference identifierList.
@@ -483,7 +539,7 @@ export type ListIdentifiersResponse = Message<"passkeyauth.connect.v1.ListIdenti
  * Use `create(ListIdentifiersResponseSchema)` to create a new message.
  */
 export const ListIdentifiersResponseSchema: GenMessage<ListIdentifiersResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_user_service, 15);
+  messageDesc(file_passkeyauth_connect_v1_user_service, 17);
 
 /**
  * UserService manages a project's users and their login identifiers (backend API companions,
@@ -511,6 +567,16 @@ export const UserService: GenService<{
     methodKind: "unary";
     input: typeof GetUserRequestSchema;
     output: typeof GetUserResponseSchema;
+  },
+  /**
+   * Changes a user's full name or status (reference UserUpdate). Disabling a user ends all their sessions.
+   *
+   * @generated from rpc passkeyauth.connect.v1.UserService.UpdateUser
+   */
+  updateUser: {
+    methodKind: "unary";
+    input: typeof UpdateUserRequestSchema;
+    output: typeof UpdateUserResponseSchema;
   },
   /**
    * Deletes a user and everything that belongs to it (identifiers, challenges).

@@ -26,10 +26,19 @@ import { issueInvitation } from '../connect-flows/domain/issueInvitation.js';
 import { rotateSecret } from '../projects/domain/rotateSecret.js';
 import { rotateSigningKey } from '../projects/domain/rotateSigningKey.js';
 import {
+  keepIdleTimeoutOf,
+  keepMaxLifetimeOf,
+  MAX_KEEP_IDLE_TIMEOUT_SECONDS,
+  MAX_KEEP_MAX_LIFETIME_SECONDS,
+  MAX_REAUTH_WINDOW_SECONDS,
   MAX_REFRESH_LIFETIME_SECONDS,
   MAX_SESSION_LIFETIME_SECONDS,
+  MIN_KEEP_IDLE_TIMEOUT_SECONDS,
+  MIN_KEEP_MAX_LIFETIME_SECONDS,
+  MIN_REAUTH_WINDOW_SECONDS,
   MIN_REFRESH_LIFETIME_SECONDS,
   MIN_SESSION_LIFETIME_SECONDS,
+  reauthWindowOf,
   refreshLifetimeOf,
   refreshRotationOf,
   sessionLifetimeOf,
@@ -181,11 +190,16 @@ commands:
   invite --project pro-… [--days N]
       issues an invitation token (default 30 days) for web SDK setInvitation(); prints {projectID, invitationToken, expiresAt}
   session-settings --project pro-… [--session-lifetime SECONDS (60–86400)] [--refresh-lifetime SECONDS (3600–31536000)]
-                   [--refresh-rotation rotate|keep]
+                   [--refresh-rotation rotate|keep] [--reauth-window SECONDS (60–86400)]
+                   [--keep-idle-timeout SECONDS (300–2592000)] [--keep-max-lifetime SECONDS (3600–7776000)]
       lifetime of session tokens (default 900) and of sessions with refresh tokens, from sign-in
       (default 2592000 = 30 days); whether a refresh spends the refresh token and returns a new one
       (rotate, the default) or keeps it (keep: for the published web SDKs, which never store a new
-      one); prints {projectID, sessionLifetimeSeconds, refreshLifetimeSeconds, refreshTokenRotation}
+      one); how recent the sign-in must be to delete the account, add a passkey or add/change an
+      identifier (default 900); under keep, how long an unused session lasts (default 259200 = 3 days)
+      and how long any session lasts at most (default 604800 = 7 days); prints {projectID,
+      sessionLifetimeSeconds, refreshLifetimeSeconds, refreshTokenRotation, reauthWindowSeconds,
+      keepIdleTimeoutSeconds, keepMaxLifetimeSeconds}
   cookie-settings --project pro-… [--shared-domain DOMAIN | --host-only]
       the session cookie the web SDK sets (GET /v2/session-config): host-only by default; with
       --shared-domain it is shared with every name under DOMAIN, which must be the RP ID or a name
@@ -224,7 +238,15 @@ export type ProjectCommandResult =
   | { projectID: string; origins: string[] }
   | { projectID: string; connectRollout: string; connectFlags: Record<string, string> }
   | { projectID: string; invitationToken: string; expiresAt: number }
-  | { projectID: string; sessionLifetimeSeconds: number; refreshLifetimeSeconds: number; refreshTokenRotation: string }
+  | {
+      projectID: string;
+      sessionLifetimeSeconds: number;
+      refreshLifetimeSeconds: number;
+      refreshTokenRotation: string;
+      reauthWindowSeconds: number;
+      keepIdleTimeoutSeconds: number;
+      keepMaxLifetimeSeconds: number;
+    }
   | { projectID: string; sessionCookieDomain: string | null; secure: boolean }
   | { projectID: string; eventRetentionDays: number }
   | { projectID: string; cloneDetection: string }
@@ -389,10 +411,21 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
       };
     }
     case 'session-settings': {
-      const v = parse(args, { project: { type: 'string' }, 'session-lifetime': { type: 'string' }, 'refresh-lifetime': { type: 'string' }, 'refresh-rotation': { type: 'string' } });
+      const v = parse(args, {
+        project: { type: 'string' },
+        'session-lifetime': { type: 'string' },
+        'refresh-lifetime': { type: 'string' },
+        'refresh-rotation': { type: 'string' },
+        'reauth-window': { type: 'string' },
+        'keep-idle-timeout': { type: 'string' },
+        'keep-max-lifetime': { type: 'string' },
+      });
       const projectId = required(v, 'project');
       const sessionLifetimeSeconds = seconds(v, 'session-lifetime', MIN_SESSION_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS);
       const refreshLifetimeSeconds = seconds(v, 'refresh-lifetime', MIN_REFRESH_LIFETIME_SECONDS, MAX_REFRESH_LIFETIME_SECONDS);
+      const reauthWindowSeconds = seconds(v, 'reauth-window', MIN_REAUTH_WINDOW_SECONDS, MAX_REAUTH_WINDOW_SECONDS);
+      const keepIdleTimeoutSeconds = seconds(v, 'keep-idle-timeout', MIN_KEEP_IDLE_TIMEOUT_SECONDS, MAX_KEEP_IDLE_TIMEOUT_SECONDS);
+      const keepMaxLifetimeSeconds = seconds(v, 'keep-max-lifetime', MIN_KEEP_MAX_LIFETIME_SECONDS, MAX_KEEP_MAX_LIFETIME_SECONDS);
       const rotation = v['refresh-rotation'];
       if (rotation !== undefined && rotation !== 'rotate' && rotation !== 'keep') throw new UsageError('--refresh-rotation must be rotate or keep');
       const refreshTokenRotation: RefreshTokenRotation | undefined = rotation;
@@ -400,8 +433,23 @@ export function parseProjectCommand(argv: readonly string[]): ParsedCommand {
         command,
         async run(deps) {
           // Without options it only shows the current settings.
-          const p = await updateSessionSettings(deps, projectId, { sessionLifetimeSeconds, refreshLifetimeSeconds, ...(refreshTokenRotation ? { refreshTokenRotation } : {}) });
-          return { projectID: p._id, sessionLifetimeSeconds: sessionLifetimeOf(p), refreshLifetimeSeconds: refreshLifetimeOf(p), refreshTokenRotation: refreshRotationOf(p) };
+          const p = await updateSessionSettings(deps, projectId, {
+            sessionLifetimeSeconds,
+            refreshLifetimeSeconds,
+            reauthWindowSeconds,
+            keepIdleTimeoutSeconds,
+            keepMaxLifetimeSeconds,
+            ...(refreshTokenRotation ? { refreshTokenRotation } : {}),
+          });
+          return {
+            projectID: p._id,
+            sessionLifetimeSeconds: sessionLifetimeOf(p),
+            refreshLifetimeSeconds: refreshLifetimeOf(p),
+            refreshTokenRotation: refreshRotationOf(p),
+            reauthWindowSeconds: reauthWindowOf(p),
+            keepIdleTimeoutSeconds: keepIdleTimeoutOf(p),
+            keepMaxLifetimeSeconds: keepMaxLifetimeOf(p),
+          };
         },
       };
     }

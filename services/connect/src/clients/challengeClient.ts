@@ -26,5 +26,13 @@ export function rpcOneTimeCodes(challenges: Client<typeof ChallengeService>): On
       relayErrorsOf(async () => {
         await challenges.verifyChallenge({ userId: input.userId, challengeId: input.challengeId, value: input.value }, { headers: serviceHeaders(call) });
       }),
+
+    notifyPasskeyAdded: (call, input) =>
+      relayErrorsOf(async () => {
+        await challenges.sendNotification(
+          { userId: input.userId, email: input.email, kind: 'passkey_added', details: input.passkeyName ? { passkeyName: input.passkeyName } : {} },
+          { headers: serviceHeaders(call), timeoutMs: 15_000 },
+        );
+      }),
   };
 }

@@ -21,4 +21,6 @@ export interface OneTimeCodes {
   send(call: ServiceCall, input: { userId: string; channel: CodeChannel; identifierValue: string }): Promise<SentCode>;
   /** Checks a value against the challenge; resolves when it was right (the challenge is used up). */
   verify(call: ServiceCall, input: { userId: string; challengeId: string; value: string }): Promise<void>;
+  /** Emails the user the "a passkey was added" notice (the challenge service's SendNotification, as B3 sendNotification uses it). */
+  notifyPasskeyAdded(call: ServiceCall, input: { userId: string; email: string; passkeyName?: string }): Promise<void>;
 }

@@ -17,7 +17,7 @@ import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
 export async function addMyIdentifier(deps: MeDeps, call: MeCall, input: { identifierType: string; value: string }): Promise<IdentifierRecord> {
-  const user = await signedInUser(deps, call);
+  const user = await signedInUser(deps, call, { recentProof: true });
   const type = checkIdentifierType(input.identifierType);
   const value = normalizeIdentifier(type, input.value);
   const limit = MAX_IDENTIFIERS_PER_TYPE[type];

@@ -14,7 +14,7 @@ import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';
 
 export async function changeMyIdentifier(deps: MeDeps, call: MeCall, input: { identifierId: string; identifierType: string; value: string }): Promise<void> {
-  const user = await signedInUser(deps, call);
+  const user = await signedInUser(deps, call, { recentProof: true });
   const type = checkIdentifierType(input.identifierType);
   const identifier = await myIdentifier(deps, call.projectId, user._id, input.identifierId);
   // The type is part of what the identifier is: an email address does not become a phone number.

@@ -13,7 +13,7 @@ import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
 export async function deleteMyAccount(deps: MeDeps, call: MeCall): Promise<void> {
-  const user = await signedInUser(deps, call);
+  const user = await signedInUser(deps, call, { recentProof: true });
   await deleteUser(deps, call.projectId, user._id);
   await deps.sessions.revokeSession(call.projectId, call.sessionId, 'user_unavailable', deps.now());
 }

@@ -41,7 +41,7 @@ export interface StartMyAppendInput {
 }
 
 export async function startMyAppend(deps: MeDeps, call: MeCall, input: StartMyAppendInput): Promise<StartedMyAppend> {
-  const user = await signedInUser(deps, call);
+  const user = await signedInUser(deps, call, { recentProof: true });
   const client = input.client;
   const { env, issued } = await resolveClientEnv(deps, call.projectId, input.clientEnvHandle, client.visitorId);
   const handle = issued ? { newClientEnvHandle: env.handle } : {};

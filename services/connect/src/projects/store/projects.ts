@@ -99,6 +99,12 @@ export interface ProjectRecord {
   refreshTokenRotation?: RefreshTokenRotation;
   /** A domain the session cookie is shared under (sessions/domain/checkSharedCookieDomain.ts); absent: host-only. */
   sessionCookieDomain?: string;
+  /** How recent a session's authentication must be for sensitive /v2/me/* actions, in seconds (default 900). */
+  reauthWindowSeconds?: number;
+  /** Under refresh rotation "keep": a session unused this long ends (default 3 days). */
+  keepIdleTimeoutSeconds?: number;
+  /** Under refresh rotation "keep": a session ends this long after sign-in at the latest (default 7 days). */
+  keepMaxLifetimeSeconds?: number;
   /** Days the ceremony service keeps the project's ceremony events (default 90, see domain/eventRetention.ts). */
   eventRetentionDays?: number;
   /** Clone detection policy (domain/cloneDetection.ts); absent: the default. */
@@ -133,7 +139,11 @@ export interface ProjectStore {
   /** Sets the connect roll-out and flags; null if the project does not exist. */
   updateConnectSettings(projectId: string, settings: { connectRollout?: ConnectRollout; connectFlags?: Record<string, string> }, now: Date): Promise<ProjectRecord | null>;
   /** Sets the session and refresh lifetimes (those given); null if the project does not exist. */
-  updateSessionSettings(projectId: string, settings: { sessionLifetimeSeconds?: number; refreshLifetimeSeconds?: number; refreshTokenRotation?: RefreshTokenRotation }, now: Date): Promise<ProjectRecord | null>;
+  updateSessionSettings(
+    projectId: string,
+    settings: Partial<Pick<ProjectRecord, 'sessionLifetimeSeconds' | 'refreshLifetimeSeconds' | 'refreshTokenRotation' | 'reauthWindowSeconds' | 'keepIdleTimeoutSeconds' | 'keepMaxLifetimeSeconds'>>,
+    now: Date,
+  ): Promise<ProjectRecord | null>;
   /**
    * Sets (a domain) or removes (null) the shared session cookie domain, only while the project's
    * RP ID and origins are still exactly the ones the domain was checked against; null otherwise.
@@ -203,6 +213,9 @@ export function mongoProjectStore(db: Db): ProjectStore {
       if (settings.sessionLifetimeSeconds !== undefined) set.sessionLifetimeSeconds = settings.sessionLifetimeSeconds;
       if (settings.refreshLifetimeSeconds !== undefined) set.refreshLifetimeSeconds = settings.refreshLifetimeSeconds;
       if (settings.refreshTokenRotation !== undefined) set.refreshTokenRotation = settings.refreshTokenRotation;
+      if (settings.reauthWindowSeconds !== undefined) set.reauthWindowSeconds = settings.reauthWindowSeconds;
+      if (settings.keepIdleTimeoutSeconds !== undefined) set.keepIdleTimeoutSeconds = settings.keepIdleTimeoutSeconds;
+      if (settings.keepMaxLifetimeSeconds !== undefined) set.keepMaxLifetimeSeconds = settings.keepMaxLifetimeSeconds;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
     },
     updateSessionCookieDomain(projectId, domain, checked, now) {

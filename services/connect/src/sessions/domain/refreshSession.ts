@@ -7,14 +7,17 @@
  * A project may keep refresh tokens instead (refreshRotationOf: "keep"), for clients that never
  * store the token a refresh returns (the published web SDKs): the presented token is checked the
  * same way (issued in the project, active, unexpired, its session active) and answered again as
- * the refresh token; only the session token is new.
+ * the refresh token; only the session token is new. Since nothing then notices a copy, a kept
+ * session also ends when unused for the project's idle timeout, and at its maximum lifetime
+ * (sessionUseLimits, checked in the same guarded update that records the use).
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf } from './sessionLifetimes.js';
+import { refreshRotationOf, sessionUseLimits } from './sessionLifetimes.js';
+import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';
 import type { RefreshTokenRecord } from '../store/sessions.js';
 
@@ -53,9 +56,13 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
     throw unauthenticated('session_ended', `the session ended at ${known.expiresAt.toISOString()}, sign in again`);
   }
 
-  // Guard: the session must still be active and unexpired (a logout or a reuse ended it otherwise).
-  const session = await deps.sessions.touchSession(project._id, spent.sessionId, now);
-  if (!session) throw unauthenticated('session_ended', 'the session has ended (logged out, expired or revoked), sign in again');
+  // Guard: the session must still be active and unexpired (a logout or a reuse ended it otherwise),
+  // and under "keep" used recently enough and young enough.
+  const session = await deps.sessions.touchSession(project._id, spent.sessionId, now, sessionUseLimits(project, now));
+  if (!session) {
+    await endIdleSession(deps, project, spent.sessionId, now);
+    throw unauthenticated('session_ended', 'the session has ended (logged out, expired, idle or revoked), sign in again');
+  }
   const user = await deps.users.find(project._id, session.userId);
   // Guard: a deleted or disabled user gets no new tokens; their session ends here.
   if (!user || user.status === 'disabled') {

@@ -6,6 +6,8 @@
  * - `kind` "session";
  * - `sub` the user ID;
  * - `sid` the session ID (`ses-…`): /v2/me/* check that the session is still active, and logout names it;
+ * - `auth_time` when the user last proved themselves for this session (sign-up, login or connect
+ *   login completion), in seconds since the epoch (OpenID Connect's claim); refreshes keep it;
  * - the identity claims (describeIdentityClaims.ts): `name`, `orig`, `email`/`email_verified`,
  *   `phone_number`/`phone_number_verified` from proven identifiers only, and `identifiers`, every
  *   login identifier as `{type, value, status}`: the claims of the hosted service's session tokens,
@@ -22,6 +24,7 @@ import { signToken } from '../../projects/domain/signToken.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { sessionLifetimeOf } from './sessionLifetimes.js';
 import { describeIdentityClaims } from './describeIdentityClaims.js';
+import { authenticatedAtOf } from './requireRecentAuthentication.js';
 
 export interface SignedSessionToken {
   sessionToken: string;
@@ -32,7 +35,7 @@ export interface SignedSessionToken {
 export async function signSessionToken(
   deps: Pick<SessionDeps, 'projects' | 'masterKey' | 'now' | 'identifiers'>,
   project: ProjectRecord,
-  session: Pick<SessionRecord, '_id' | 'expiresAt'>,
+  session: Pick<SessionRecord, '_id' | 'expiresAt' | 'authenticatedAt' | 'createdAt'>,
   user: Pick<UserRecord, '_id' | 'fullName'>,
   /** `name`: the name a connect login chose; used only if it is the full name or a proven identifier's value. */
   options: { name?: string } = {},
@@ -47,6 +50,7 @@ export async function signSessionToken(
     kind: 'session',
     sub: user._id,
     sid: session._id,
+    auth_time: Math.floor(authenticatedAtOf(session).getTime() / 1000),
     ...identity,
   };
   const sessionToken = await signToken(deps, project._id, claims, { expiresIn: lifetime });

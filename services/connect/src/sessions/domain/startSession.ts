@@ -2,8 +2,11 @@
  * Starts a session for a user who just signed in: the session record, a session token (see
  * signSessionToken.ts for its claims) and, if asked, a refresh token.
  *
+ * The session records when the user proved themselves (now: every caller has just authenticated
+ * them); that is the session token's `auth_time`, which refreshes never move.
+ *
  * With a refresh token the session lasts the project's refresh lifetime from now (refreshing never
- * extends it). Without one (connect login F9: the application takes over from there) nothing can
+ * extends it), under refresh rotation "keep" at most its maximum lifetime (sessionLifetimes.ts). Without one (connect login F9: the application takes over from there) nothing can
  * renew it, so the session ends with its only token.
  */
 import { newId } from '../../../../runtime/ids.js';
@@ -13,7 +16,7 @@ import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshLifetimeOf, sessionLifetimeOf } from './sessionLifetimes.js';
+import { keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from './sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
 
 export interface StartSessionInput {
@@ -39,13 +42,15 @@ export async function startSession(deps: SessionDeps, input: StartSessionInput):
   // Guard: callers start sessions right after authenticating the user, so a missing one was deleted in between.
   if (!user) throw failedPrecondition('user_not_found', `user ${input.userId} does not exist in project ${project._id}`);
   const now = deps.now();
-  const lifetime = input.withRefreshToken ? refreshLifetimeOf(project) : sessionLifetimeOf(project);
+  const kept = refreshRotationOf(project) === 'keep';
+  const lifetime = input.withRefreshToken ? Math.min(refreshLifetimeOf(project), kept ? keepMaxLifetimeOf(project) : Infinity) : sessionLifetimeOf(project);
   const session: SessionRecord = {
     _id: newId('ses'),
     projectId: project._id,
     userId: user._id,
     status: 'active',
     createdAt: now,
+    authenticatedAt: now,
     lastUsedAt: now,
     expiresAt: new Date(now.getTime() + lifetime * 1000),
   };

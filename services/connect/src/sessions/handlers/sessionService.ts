@@ -1,10 +1,22 @@
-/** SessionService RPCs (frontend /v2/me/refresh and /v2/me/logout): proto ⇄ domain mapping only. */
+/**
+ * SessionService RPCs (frontend /v2/me/refresh and /v2/me/logout; backend /v2/users/{userID}/longSessions…
+ * and /v2/longSessions/{id}): proto ⇄ domain mapping only.
+ */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { LogoutResponseSchema, RefreshResponseSchema, SessionService } from '../../../../../gen/passkeyauth/connect/v1/session_service_pb.js';
+import {
+  GetSessionResponseSchema,
+  GetUserSessionResponseSchema,
+  ListUserSessionsResponseSchema,
+  LogoutResponseSchema,
+  RefreshResponseSchema,
+  SessionService,
+  UpdateUserSessionResponseSchema,
+} from '../../../../../gen/passkeyauth/connect/v1/session_service_pb.js';
 import { projectOf, refreshTokenKey, tokenKindKey, tokenSessionIdKey } from '../../../../runtime/context.js';
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { endSession } from '../domain/endSession.js';
+import { getUserSession, listUserSessions, revokeUserSession } from '../domain/manageUserSessions.js';
 import { refreshSession } from '../domain/refreshSession.js';
 import type { SessionDeps } from '../domain/sessionDeps.js';
 
@@ -30,6 +42,23 @@ export function sessionServiceImpl(deps: SessionDeps): ServiceImpl<typeof Sessio
         throw unauthenticated('invalid_token', 'log out with a session token or a refresh token');
       }
       return create(LogoutResponseSchema, {});
+    },
+    async listUserSessions(req, ctx) {
+      const list = await listUserSessions(deps, { projectId: projectOf(ctx), userId: req.userId, page: req.page, pageSize: req.pageSize });
+      return create(ListUserSessionsResponseSchema, { longSessions: list.items, paging: list.paging });
+    },
+    async getUserSession(req, ctx) {
+      const longSession = await getUserSession(deps, { projectId: projectOf(ctx), userId: req.userId, sessionId: req.longSessionId });
+      return create(GetUserSessionResponseSchema, { longSession });
+    },
+    async getSession(req, ctx) {
+      const longSession = await getUserSession(deps, { projectId: projectOf(ctx), sessionId: req.longSessionId });
+      return create(GetSessionResponseSchema, { longSession });
+    },
+    async updateUserSession(req, ctx) {
+      // The validation rules allow only "revoked".
+      const longSession = await revokeUserSession(deps, { projectId: projectOf(ctx), userId: req.userId, sessionId: req.longSessionId });
+      return create(UpdateUserSessionResponseSchema, { longSession });
     },
   };
 }

@@ -12,8 +12,12 @@ import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 export type SessionStatus = 'active' | 'revoked';
 
-/** Why a session ended early: the user logged out, a refresh token was reused, or the user went away. */
-export type SessionRevokeReason = 'logout' | 'refresh_token_reuse' | 'user_unavailable';
+/**
+ * Why a session ended early: the user logged out, a refresh token was reused, the user went away
+ * (deleted or disabled), it sat unused past the project's idle timeout (refresh rotation "keep"),
+ * or the application revoked it through the backend API.
+ */
+export type SessionRevokeReason = 'logout' | 'refresh_token_reuse' | 'user_unavailable' | 'inactivity' | 'revoked_by_application';
 
 export interface SessionRecord {
   /** `ses-` and 20 digits; the session token's `sid`. */
@@ -23,7 +27,13 @@ export interface SessionRecord {
   status: SessionStatus;
   revokeReason?: SessionRevokeReason;
   createdAt: Date;
-  /** The last refresh (creation until the first). */
+  /**
+   * When the user last proved themselves for this session (sign-up or login completion, connect
+   * login): the session token's `auth_time`. A refresh never moves it. Absent on sessions started
+   * before it was recorded, which count from createdAt (the same moment for them).
+   */
+  authenticatedAt?: Date;
+  /** The last refresh, or use of a kept refresh token on /v2/me/* (creation until the first). */
   lastUsedAt: Date;
   /** Absolute end: creation plus the refresh lifetime; refreshing never extends it. */
   expiresAt: Date;
@@ -47,10 +57,18 @@ export interface SessionStore {
   insertSession(record: SessionRecord): Promise<void>;
   /** The session if it exists in the project (callers check status and expiry). */
   findSession(projectId: string, sessionId: string): Promise<SessionRecord | null>;
-  /** Records a use of an active, unexpired session; null (nothing written) if it is neither. */
-  touchSession(projectId: string, sessionId: string, now: Date): Promise<SessionRecord | null>;
+  /**
+   * Records a use of an active, unexpired session; null (nothing written) if it is neither. With
+   * `usedAfter` the last use must be later (idle timeout), with `createdAfter` the creation (maximum
+   * lifetime): both checked in the same guarded update, so two racing uses cannot revive an idle session.
+   */
+  touchSession(projectId: string, sessionId: string, now: Date, limits?: { usedAfter?: Date; createdAfter?: Date }): Promise<SessionRecord | null>;
   /** Active → revoked; false if the session is unknown or already revoked (nothing written). */
   revokeSession(projectId: string, sessionId: string, reason: SessionRevokeReason, now: Date): Promise<boolean>;
+  /** Active → revoked for every session of the user (each one a guarded single-document update); how many ended. */
+  revokeUserSessions(projectId: string, userId: string, reason: SessionRevokeReason, now: Date): Promise<number>;
+  /** One page (1-based) of the user's sessions, newest first, and how many there are. */
+  listUserSessions(projectId: string, userId: string, page: number, pageSize: number): Promise<{ sessions: SessionRecord[]; total: number }>;
   insertRefreshToken(record: RefreshTokenRecord): Promise<void>;
   /** The token by its hash, whatever its status (callers check status and expiry). */
   findRefreshToken(projectId: string, hash: string): Promise<RefreshTokenRecord | null>;
@@ -68,6 +86,8 @@ export const sessionIndexes: IndexPlan = {
   sessions: [
     { key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: KEEP_AFTER_EXPIRY_SECONDS },
     { key: { projectId: 1, userId: 1 }, name: 'project_user' },
+    // The backend API's list of a user's sessions, newest first.
+    { key: { projectId: 1, userId: 1, createdAt: -1 }, name: 'project_user_created' },
   ],
   refresh_tokens: [
     { key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: KEEP_AFTER_EXPIRY_SECONDS },
@@ -85,9 +105,16 @@ export function mongoSessionStore(db: Db): SessionStore {
     findSession(projectId, sessionId) {
       return sessions.findOne({ _id: sessionId, projectId });
     },
-    touchSession(projectId, sessionId, now) {
+    touchSession(projectId, sessionId, now, limits = {}) {
       return sessions.findOneAndUpdate(
-        { _id: sessionId, projectId, status: 'active', expiresAt: { $gt: now } },
+        {
+          _id: sessionId,
+          projectId,
+          status: 'active',
+          expiresAt: { $gt: now },
+          ...(limits.usedAfter ? { lastUsedAt: { $gt: limits.usedAfter } } : {}),
+          ...(limits.createdAfter ? { createdAt: { $gt: limits.createdAfter } } : {}),
+        },
         { $set: { lastUsedAt: now } },
         { returnDocument: 'after' },
       );
@@ -96,6 +123,18 @@ export function mongoSessionStore(db: Db): SessionStore {
       // Only from active: the first reason (and time) a session ended is the one kept.
       const r = await sessions.updateOne({ _id: sessionId, projectId, status: 'active' }, { $set: { status: 'revoked', revokeReason: reason, revokedAt: now } });
       return r.modifiedCount === 1;
+    },
+    async revokeUserSessions(projectId, userId, reason, now) {
+      const r = await sessions.updateMany({ projectId, userId, status: 'active' }, { $set: { status: 'revoked', revokeReason: reason, revokedAt: now } });
+      return r.modifiedCount;
+    },
+    async listUserSessions(projectId, userId, page, pageSize) {
+      const filter = { projectId, userId };
+      const [list, total] = await Promise.all([
+        sessions.find(filter).sort({ createdAt: -1 }).skip((page - 1) * pageSize).limit(pageSize).toArray(),
+        sessions.countDocuments(filter),
+      ]);
+      return { sessions: list, total };
     },
     async insertRefreshToken(record) {
       await tokens.insertOne(record);

@@ -10,6 +10,7 @@ import {
   IdentifierSchema,
   ListIdentifiersResponseSchema,
   UpdateIdentifierResponseSchema,
+  UpdateUserResponseSchema,
   UserSchema,
   UserService,
 } from '../../../../../gen/passkeyauth/connect/v1/user_service_pb.js';
@@ -21,6 +22,7 @@ import { deleteUser } from '../domain/deleteUser.js';
 import { getUser } from '../domain/getUser.js';
 import { listIdentifiers } from '../domain/listIdentifiers.js';
 import { updateIdentifier } from '../domain/updateIdentifier.js';
+import { updateUser } from '../domain/updateUser.js';
 import type { UserDeps } from '../domain/userDeps.js';
 import type { IdentifierRecord } from '../store/identifiers.js';
 import type { UserRecord } from '../store/users.js';
@@ -44,6 +46,10 @@ export function userServiceImpl(deps: UserDeps): ServiceImpl<typeof UserService>
     async getUser(req, ctx) {
       const user = await getUser(deps, projectOf(ctx), req.userId);
       return create(GetUserResponseSchema, { user: userMessage(user) });
+    },
+    async updateUser(req, ctx) {
+      const user = await updateUser(deps, { projectId: projectOf(ctx), userId: req.userId, fullName: req.fullName, status: req.status });
+      return create(UpdateUserResponseSchema, { user: userMessage(user) });
     },
     async deleteUser(req, ctx) {
       await deleteUser(withRequestLogger(ctx), projectOf(ctx), req.userId);

@@ -29,6 +29,8 @@ export interface UserStore {
   updateStatus(projectId: string, userId: string, status: UserStatus, now: Date): Promise<UserRecord | null>;
   /** Sets (or, with undefined, removes) the full name of the project's user; null if there is none. */
   updateFullName(projectId: string, userId: string, fullName: string | undefined, now: Date): Promise<UserRecord | null>;
+  /** Sets the fields given (a fullName of undefined in `unsetFullName` removes it) in one update; null if there is no such user. */
+  update(projectId: string, userId: string, change: { fullName?: string; unsetFullName?: boolean; status?: UserStatus }, now: Date): Promise<UserRecord | null>;
   /** True if the user existed in the project and is now gone. */
   delete(projectId: string, userId: string): Promise<boolean>;
 }
@@ -52,6 +54,13 @@ export function mongoUserStore(db: Db): UserStore {
     },
     updateFullName(projectId, userId, fullName, now) {
       const update = fullName === undefined ? { $set: { updatedAt: now }, $unset: { fullName: '' as const } } : { $set: { fullName, updatedAt: now } };
+      return coll.findOneAndUpdate({ _id: userId, projectId }, update, { returnDocument: 'after' });
+    },
+    update(projectId, userId, change, now) {
+      const set: Partial<UserRecord> = { updatedAt: now };
+      if (change.fullName !== undefined) set.fullName = change.fullName;
+      if (change.status !== undefined) set.status = change.status;
+      const update = change.unsetFullName ? { $set: set, $unset: { fullName: '' as const } } : { $set: set };
       return coll.findOneAndUpdate({ _id: userId, projectId }, update, { returnDocument: 'after' });
     },
     async delete(projectId, userId) {
