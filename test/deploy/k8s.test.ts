@@ -22,6 +22,7 @@ import { DELIVERY_ENV_VARS, readDeliveryEnv } from '../../services/challenge/src
 import { checkBaseUrl, frontendApiUrlFor } from '../../services/connect/src/projects/domain/projectRules.js';
 import { EnvReader } from '../../services/runtime/config.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
+import { parseInternalAuthKeys } from '../../services/runtime/internalAuth.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S = join(REPO, 'deploy', 'k8s');
@@ -502,6 +503,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         expect(() => checkBaseUrl('BACKEND_API_URL', values.BACKEND_API_URL ?? '')).not.toThrow();
       }
       if (values.MASTER_KEY && !values.MASTER_KEY.startsWith('from-secret-')) expect(() => parseMasterKey(values.MASTER_KEY ?? '')).not.toThrow();
+      if (values.INTERNAL_AUTH_KEYS && !values.INTERNAL_AUTH_KEYS.startsWith('from-secret-')) expect(() => parseInternalAuthKeys(values.INTERNAL_AUTH_KEYS ?? '')).not.toThrow();
       // Where the process finds the services: a rendered Service with that port.
       for (const s of callees(p)) {
         const url = new URL(values[`${s.toUpperCase()}_URL`] ?? '');
