@@ -14,7 +14,7 @@
  * OLD), then `NEW`: no call is refused at any step (services/runtime/test/internalAuthRotation.test.ts).
  */
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { callPolicyFor, INTERNAL_CALLERS, procedureOf, type InternalCaller, type InternalService } from './internalCallPolicy.js';
 
@@ -138,7 +138,7 @@ export function internalAuthInterceptor(opts: InternalAuthOptions): Interceptor 
     const t = now();
     const remembered = verified.get(token);
     if (remembered && remembered.until > t) return remembered;
-    let reason = 'invalid';
+    let reason = 'no key given';
     for (const key of keys.verifying) {
       let payload: JWTPayload;
       try {
@@ -151,10 +151,12 @@ export function internalAuthInterceptor(opts: InternalAuthOptions): Interceptor 
           currentDate: new Date(t),
         }));
       } catch (err) {
-        // Try the next key: during a rotation a token may be signed with either. jose's messages
-        // name the failed check (signature, "exp", "aud", …), never the token.
+        // jose's messages name the failed check (signature, "exp", "aud", …), never the token.
         reason = (err as Error).message;
-        continue;
+        // A wrong signature: try the next key (during a rotation a token may be signed with either).
+        // Anything else (malformed, or claims refused after the signature held) no key changes.
+        if (err instanceof errors.JWSSignatureVerificationFailed) continue;
+        return { refused: reason };
       }
       const lifetimeProblem = lifetimeProblemOf(payload, t);
       if (lifetimeProblem) return { refused: lifetimeProblem };

@@ -142,6 +142,15 @@ describe('internal calls', () => {
     for (const [, token] of cases) if (token) expect(logged).not.toContain(token);
   });
 
+  it('with several keys, names the real reason: a token of the first key without exp is not tried against the second', async () => {
+    const { client, warnings } = service(`${KEY_A},${KEY_B}`);
+    const { exp: _exp, ...noExp } = valid();
+    expect(await settleToCode(client.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: await mint(noExp, KEY_A) } }))).toBe(Code.Unauthenticated);
+    expect(await settleToCode(client.getUser({ userId: 'usr-1' }, { headers: { [CALLER_HEADER]: await mint(valid(), KEY_B) } }))).toBe('ok');
+    expect(warnings.map((w) => w.reason)).toEqual(['missing required "exp" claim']);
+    expect(vi.mocked(jose.jwtVerify)).toHaveBeenCalledTimes(3);
+  });
+
   it('refuses a valid caller what the call policy does not give it (permission_denied, logged with the caller)', async () => {
     const challengeTokens = internalTokenSource(parseInternalAuthKeys(KEY_A), 'challenge');
     const { client, warnings } = service(KEY_A, () => challengeTokens('connect'));
