@@ -175,7 +175,7 @@ export function internalAuthInterceptor(opts: InternalAuthOptions): Interceptor 
       logger.warn({ rpc, reason: proof.refused }, 'refused an internal call without a valid caller token');
       throw new ConnectError('the caller is not authenticated', Code.Unauthenticated);
     }
-    if (!policy.get(proof.caller)?.has(rpc)) {
+    if (!policy.allows(proof.caller, req.method)) {
       logger.warn({ rpc, caller: proof.caller }, 'refused an internal call the caller may not make');
       throw new ConnectError('the caller may not call this procedure', Code.PermissionDenied);
     }

@@ -14,12 +14,7 @@
 import { hasOption, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import { CeremonyService } from '../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ChallengeService } from '../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
-import { AuthFlowService } from '../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
-import { ConnectFlowService } from '../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
-import { ConnectTokenService } from '../../gen/passkeyauth/connect/v1/connect_token_service_pb.js';
-import { MeService } from '../../gen/passkeyauth/connect/v1/me_service_pb.js';
 import { ProjectService } from '../../gen/passkeyauth/connect/v1/project_service_pb.js';
-import { SessionService } from '../../gen/passkeyauth/connect/v1/session_service_pb.js';
 import { UserService } from '../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { route } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
 
@@ -27,13 +22,6 @@ export const INTERNAL_SERVICES = ['ceremony', 'challenge', 'connect'] as const;
 export type InternalService = (typeof INTERNAL_SERVICES)[number];
 export const INTERNAL_CALLERS = ['gateway', ...INTERNAL_SERVICES] as const;
 export type InternalCaller = (typeof INTERNAL_CALLERS)[number];
-
-/** The RPC services each process serves. */
-export const SERVED: Record<InternalService, readonly DescService[]> = {
-  ceremony: [CeremonyService],
-  challenge: [ChallengeService],
-  connect: [AuthFlowService, ConnectFlowService, ConnectTokenService, MeService, ProjectService, SessionService, UserService],
-};
 
 /** The RPCs each caller calls directly, beyond the gateway's routed ones. */
 export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
@@ -75,15 +63,41 @@ export function internalServiceOf(service: DescService): InternalService {
   return found;
 }
 
-/** For one service: each caller and the set of procedures it may call there (callers that may call nothing are absent). */
-export function callPolicyFor(target: InternalService): ReadonlyMap<string, ReadonlySet<string>> {
-  const policy = new Map<string, ReadonlySet<string>>();
+export interface CallPolicy {
+  /** Whether `caller` may call `method` of this service. */
+  allows(caller: string, method: DescMethod): boolean;
+}
+
+/**
+ * The policy of one service. The direct calls are sets built once; whether an RPC is routed is read
+ * from its descriptor the first time it is called and remembered, so a check is a set or map lookup
+ * (the map holds at most one entry per RPC the service serves). Only the descriptors of the RPCs
+ * named here are imported: a service process does not load the other services' descriptors.
+ */
+export function callPolicyFor(target: InternalService): CallPolicy {
+  const direct = new Map<string, ReadonlySet<string>>();
   for (const caller of INTERNAL_CALLERS) {
     const allowed = new Set(DIRECT_CALLS[caller].filter((m) => internalServiceOf(m.parent) === target).map(procedureOf));
-    if (caller === 'gateway') {
-      for (const service of SERVED[target]) for (const m of service.methods) if (hasOption(m, route)) allowed.add(procedureOf(m));
-    }
-    if (allowed.size > 0) policy.set(caller, allowed);
+    if (allowed.size > 0) direct.set(caller, allowed);
   }
-  return policy;
+  const routed = new Map<string, boolean>();
+  return {
+    allows(caller, method) {
+      const procedure = procedureOf(method);
+      if (direct.get(caller)?.has(procedure)) return true;
+      if (caller !== 'gateway') return false;
+      let isRouted = routed.get(procedure);
+      if (isRouted === undefined) {
+        isRouted = internalServiceOf(method.parent) === target && hasOption(method, route);
+        routed.set(procedure, isRouted);
+      }
+      return isRouted;
+    },
+  };
+}
+
+/** The services a caller may call at all (the gateway: every service, since each has routed RPCs). */
+export function calleesOf(caller: InternalCaller): InternalService[] {
+  if (caller === 'gateway') return [...INTERNAL_SERVICES];
+  return INTERNAL_SERVICES.filter((t) => DIRECT_CALLS[caller].some((m) => internalServiceOf(m.parent) === t));
 }

@@ -23,7 +23,7 @@ import { checkBaseUrl, frontendApiUrlFor } from '../../services/connect/src/proj
 import { EnvReader } from '../../services/runtime/config.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { parseInternalAuthKeys } from '../../services/runtime/internalAuth.js';
-import { callPolicyFor, INTERNAL_SERVICES } from '../../services/runtime/internalCallPolicy.js';
+import { calleesOf } from '../../services/runtime/internalCallPolicy.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S = join(REPO, 'deploy', 'k8s');
@@ -330,7 +330,7 @@ describe('what the processes read', () => {
     expect([...READS.challenge.keys()]).toEqual(expect.arrayContaining(['SMTP_URL', 'TWILIO_FROM', 'DELIVERY_TIMEOUT_MS', 'RATE_LIMIT_VERIFY_PER_ADDRESS_SECONDS']));
     expect(callees('gateway')).toEqual(['ceremony', 'challenge', 'connect']);
     // The NetworkPolicies follow callees(); the internal call policy must name the same graph.
-    for (const p of PROCESSES) expect(INTERNAL_SERVICES.filter((t) => callPolicyFor(t).has(p)), `${p} may call (internalCallPolicy.ts)`).toEqual(callees(p));
+    for (const p of PROCESSES) expect(calleesOf(p), `${p} may call (internalCallPolicy.ts)`).toEqual(callees(p));
     expect(LISTENER_GRACE_MS).toBeGreaterThan(0);
     expect(KUSTOMIZE_MAJOR).toBeGreaterThanOrEqual(5);
   });
