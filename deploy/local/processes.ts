@@ -1,9 +1,9 @@
 /** The local stack's processes and their environment; shared by `npm start` and the end-to-end tests. */
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bundleArgs, type BundleName } from './buildBundles.js';
+import { newInternalAuthKey } from './localSecrets.js';
 import type { ProcessSpec } from './supervisor.js';
 
 export interface StackPorts {
@@ -168,7 +168,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
   const common = {
     MONGODB_URI: env.mongodbUri,
     MASTER_KEY: env.masterKey,
-    INTERNAL_AUTH_KEYS: env.internalAuthKeys ?? randomBytes(32).toString('hex'),
+    INTERNAL_AUTH_KEYS: env.internalAuthKeys ?? newInternalAuthKey(),
     LOG_LEVEL: env.logLevel ?? 'info',
     HOST: '127.0.0.1',
   };

@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildBundles } from './buildBundles.js';
-import { LOCAL_DIR, localMasterKey } from './localSecrets.js';
+import { LOCAL_DIR, localInternalAuthKeys, localMasterKey } from './localSecrets.js';
 import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, DEFAULT_TLS_FRONT_PORT, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses, tlsFrontProcess } from './processes.js';
 import { Supervisor } from './supervisor.js';
 
@@ -44,6 +44,8 @@ const mailPorts = {
 };
 
 try {
+  // INTERNAL_AUTH_KEYS when given (checked before anything starts), else a fresh key for this stack.
+  const internalAuthKeys = localInternalAuthKeys(process.env.INTERNAL_AUTH_KEYS);
   const buildStarted = Date.now();
   if ((await buildBundles()).built) process.stdout.write(`compiled the processes into .local/build in ${Date.now() - buildStarted} ms\n`);
   let smtpUrl = process.env.SMTP_URL;
@@ -72,8 +74,6 @@ try {
   const emailFrom = process.env.EMAIL_FROM;
   // Every process needs only the store to start (they call each other per request), and the
   // demo project is written straight to the store, so all of it starts at once.
-  // INTERNAL_AUTH_KEYS when given, else a fresh key for this stack (stackProcesses).
-  const internalAuthKeys = process.env.INTERNAL_AUTH_KEYS;
   const services = stackProcesses({ mongodbUri, masterKey, internalAuthKeys, ports, frontendApiUrl, backendApiUrl, smtpUrl, emailFrom }).map((spec) => supervisor.start(spec));
   // The front needs nothing to start: it reaches the gateway per connection.
   if (tlsFrontPort !== undefined) services.push(supervisor.start(tlsFrontProcess({ port: tlsFrontPort, gatewayPort: ports.frontend, caDir: join(LOCAL_DIR, 'tls') })));

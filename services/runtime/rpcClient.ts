@@ -3,11 +3,12 @@ import type { DescService } from '@bufbuild/protobuf';
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { validateReadWriteMaxBytes } from '@connectrpc/connect/protocol';
 import { createTransport } from '@connectrpc/connect/protocol-connect';
-import { callerAuthInterceptor } from './internalAuth.js';
+import { callerAuthInterceptor, type CallerTokens } from './internalAuth.js';
+import { internalServiceOf } from './internalCallPolicy.js';
 import { requestInOneWrite } from './requestInOneWrite.js';
 
 /**
- * The transport to one service; `callerToken` (internalTokenSource) proves who calls. Messages
+ * The transport to one service; `callerToken` (internalTokenSource, for that service) proves who calls. Messages
  * are not compressed: they are small, travel inside the cluster, and zlib cost CPU on both ends
  * of every answer over 1 KiB.
  */
@@ -23,6 +24,8 @@ export function serviceTransport(baseUrl: string, callerToken: () => Promise<str
   });
 }
 
-export function serviceClient<S extends DescService>(service: S, baseUrl: string, callerToken: () => Promise<string>): Client<S> {
-  return createClient(service, serviceTransport(baseUrl, callerToken));
+/** A client of `service`, its calls carrying the caller's token for the process that serves it. */
+export function serviceClient<S extends DescService>(service: S, baseUrl: string, callerTokens: CallerTokens): Client<S> {
+  const target = internalServiceOf(service);
+  return createClient(service, serviceTransport(baseUrl, () => callerTokens(target)));
 }

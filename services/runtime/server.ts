@@ -7,14 +7,18 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { Logger } from 'pino';
 import { answerInOneWrite } from './answerInOneWrite.js';
 import { internalAuthInterceptor, type InternalAuthKeys } from './internalAuth.js';
+import type { InternalService } from './internalCallPolicy.js';
 import { contextInterceptor, errorInterceptor, observeInterceptor, validationInterceptor } from './interceptors.js';
 import type { Metrics } from './metrics.js';
 
 export interface RuntimeDeps {
   logger: Logger;
   metrics: Metrics;
-  /** When given (always, in the processes' main.ts), calls without a valid caller token are refused. */
-  internalAuth?: InternalAuthKeys;
+  /**
+   * When given (always, in the processes' main.ts), calls without a valid caller token for this
+   * service, or that the caller may not make, are refused (internalAuth.ts, internalCallPolicy.ts).
+   */
+  internalAuth?: { keys: InternalAuthKeys; service: InternalService };
   /** True while the process should receive traffic (store reachable, not shutting down). */
   ready: () => Promise<boolean>;
 }
@@ -26,7 +30,7 @@ export function serviceInterceptors(deps: Pick<RuntimeDeps, 'logger' | 'metrics'
 
 export function createRpcServer(routes: (router: ConnectRouter) => void, deps: RuntimeDeps): Server {
   const interceptors = serviceInterceptors(deps);
-  if (deps.internalAuth) interceptors.unshift(internalAuthInterceptor(deps.internalAuth, deps.logger));
+  if (deps.internalAuth) interceptors.unshift(internalAuthInterceptor({ ...deps.internalAuth, logger: deps.logger }));
   const rpc = answerInOneWrite({ routes, interceptors });
   return createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0];

@@ -22,6 +22,8 @@ import { DELIVERY_ENV_VARS, readDeliveryEnv } from '../../services/challenge/src
 import { checkBaseUrl, frontendApiUrlFor } from '../../services/connect/src/projects/domain/projectRules.js';
 import { EnvReader } from '../../services/runtime/config.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
+import { parseInternalAuthKeys } from '../../services/runtime/internalAuth.js';
+import { calleesOf } from '../../services/runtime/internalCallPolicy.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S = join(REPO, 'deploy', 'k8s');
@@ -327,6 +329,8 @@ describe('what the processes read', () => {
     expect(SERVICES.map((s) => defaultPorts(s)[0].port)).toEqual([7101, 7102, 7103]);
     expect([...READS.challenge.keys()]).toEqual(expect.arrayContaining(['SMTP_URL', 'TWILIO_FROM', 'DELIVERY_TIMEOUT_MS', 'RATE_LIMIT_VERIFY_PER_ADDRESS_SECONDS']));
     expect(callees('gateway')).toEqual(['ceremony', 'challenge', 'connect']);
+    // The NetworkPolicies follow callees(); the internal call policy must name the same graph.
+    for (const p of PROCESSES) expect(calleesOf(p), `${p} may call (internalCallPolicy.ts)`).toEqual(callees(p));
     expect(LISTENER_GRACE_MS).toBeGreaterThan(0);
     expect(KUSTOMIZE_MAJOR).toBeGreaterThanOrEqual(5);
   });
@@ -502,6 +506,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         expect(() => checkBaseUrl('BACKEND_API_URL', values.BACKEND_API_URL ?? '')).not.toThrow();
       }
       if (values.MASTER_KEY && !values.MASTER_KEY.startsWith('from-secret-')) expect(() => parseMasterKey(values.MASTER_KEY ?? '')).not.toThrow();
+      if (values.INTERNAL_AUTH_KEYS && !values.INTERNAL_AUTH_KEYS.startsWith('from-secret-')) expect(() => parseInternalAuthKeys(values.INTERNAL_AUTH_KEYS ?? '')).not.toThrow();
       // Where the process finds the services: a rendered Service with that port.
       for (const s of callees(p)) {
         const url = new URL(values[`${s.toUpperCase()}_URL`] ?? '');

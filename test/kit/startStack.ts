@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
 import { bundleArgs, buildBundles } from '../../deploy/local/buildBundles.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { newInternalAuthKey } from '../../deploy/local/localSecrets.js';
 import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
 import type { ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
@@ -27,6 +28,8 @@ export interface Stack {
   backendUrl: string;
   ports: StackPorts;
   env: Record<string, string>;
+  /** The stack's INTERNAL_AUTH_KEYS, so attack tests can mint caller tokens as a stack process would. */
+  internalAuthKeys: string;
   db: Db;
   logs: string[];
   supervisor: Supervisor;
@@ -88,9 +91,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const frontendUrl = `http://127.0.0.1:${ports.frontend}`;
   const backendUrl = `http://127.0.0.1:${ports.backend}`;
   const masterKey = randomBytes(32).toString('hex');
+  const internalAuthKeys = newInternalAuthKey();
   const specs = stackProcesses({
     mongodbUri,
     masterKey,
+    internalAuthKeys,
     ports,
     frontendApiUrl: frontendUrl,
     backendApiUrl: backendUrl,
@@ -119,6 +124,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     backendUrl,
     ports,
     env,
+    internalAuthKeys,
     db: client.db(dbName),
     logs,
     supervisor,

@@ -47,7 +47,7 @@ try {
   const insights = createInsightsService(store.db, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
   let accepting = true;
   const server = createServer({
-    internalAuth,
+    internalAuth: { keys: internalAuth, service: 'ceremony' },
     logger,
     metrics,
     outcomes: ceremonyOutcomeCounter(metrics),

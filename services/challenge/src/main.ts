@@ -53,7 +53,7 @@ try {
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes, metrics);
   let accepting = true;
   const server = createServer({
-    internalAuth,
+    internalAuth: { keys: internalAuth, service: 'challenge' },
     logger,
     metrics,
     ready: async () => accepting && (await store.ping()),

@@ -56,7 +56,7 @@ try {
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
   let accepting = true;
   const server = createServer({
-    internalAuth,
+    internalAuth: { keys: internalAuth, service: 'connect' },
     logger,
     metrics,
     ready: async () => accepting && (await store.ping()),
