@@ -31,7 +31,7 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
   ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification],
   // Project settings (delivery, attempts) and whether the user exists.
   challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser],
-  // The flows connect orchestrates, and the clean-up of a deleted user's data.
+  // The flows connect orchestrates, the "passkey added" notice of /v2/me, and the clean-up of a deleted user's data.
   connect: [
     CeremonyService.method.startAppend,
     CeremonyService.method.finishAppend,
@@ -47,6 +47,7 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
     ChallengeService.method.createAndDeliverChallenge,
     ChallengeService.method.verifyChallenge,
     ChallengeService.method.deleteUserChallenges,
+    ChallengeService.method.sendNotification,
   ],
 };
 
