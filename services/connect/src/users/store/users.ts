@@ -3,6 +3,13 @@ import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 export type UserStatus = 'pending' | 'active' | 'disabled';
+/**
+ * Who created the user. `signup`: the self-service sign-up (`/v2/auth/signup/init`), from a browser
+ * nobody vouched for; only such a user, abandoned, is ever released (auth-flows'
+ * releaseAbandonedSignup). `application`: the application's server (backend API, connect tokens).
+ * Missing on users written before origins were recorded: treated as `application`, never released.
+ */
+export type UserOrigin = 'signup' | 'application';
 
 export interface UserRecord {
   /** `usr-` and 20 digits. */
@@ -11,6 +18,7 @@ export interface UserRecord {
   fullName?: string;
   status: UserStatus;
   explicitWebauthnId?: string;
+  origin?: UserOrigin;
   createdAt: Date;
   updatedAt: Date;
 }
