@@ -128,6 +128,21 @@ describe('a proof binds to the value it proved (item 3)', () => {
     expect(await deps.authProcesses.find(A, call.processId!)).toMatchObject({ block: 'passkey-appended', identifier: { value: 'keep@claims.example' } });
   });
 
+  it('identifier/update losing to the proof of the old value: the proof stands, the update is refused', async () => {
+    const { call, userId } = await signUp(INCAPABLE_BROWSER, 'proven.first@claims.example');
+    const identifiers: IdentifierStore = {
+      ...env.deps.identifiers,
+      // After the update read the identifier and before it changes it, the code for the old value is entered.
+      updateValue: async (...args) => {
+        if (args[3].value === 'too.late@claims.example') expect((await code(call)).block).toBe('completed');
+        return env.deps.identifiers.updateValue(...args);
+      },
+    };
+    expect(await rejection(updateProcessIdentifier({ ...deps, identifiers }, call, { identifierType: 'email', value: 'too.late@claims.example' }))).toEqual({ kind: 'failed_precondition', type: 'invalid_block' });
+    expect(await holders('proven.first@claims.example')).toEqual([{ userId, status: 'verified', claimed: true }]);
+    expect(await holders('too.late@claims.example')).toEqual([]);
+  });
+
   it('a proven address changed afterwards is unproven again, and the completion no longer counts the proof', async () => {
     const { call, userId } = await signUp(CAPABLE_BROWSER, 'first@claims.example');
     await startIdentifierVerify(deps, call, { identifierType: 'email', verificationType: 'email-otp' });

@@ -55,7 +55,12 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
   if (await deps.identifiers.findByValue(call.projectId, type, value)) return inUse();
   const changed = () => failedPrecondition('invalid_block', 'the sign-up changed in the meantime; reload it');
   // Unclaimed: the unique index of claimed values is not involved, so 'duplicate' cannot come back.
-  const updated = await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, { value, status: 'pending', claimed: false }, deps.now(), { value: identifier.value });
+  // Guarded on the value and claim read: a proof of the old value that landed meanwhile wins (and
+  // is kept: the restore below never undoes a claim it did not see).
+  const updated = await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, { value, status: 'pending', claimed: false }, deps.now(), {
+    value: identifier.value,
+    claimed: identifier.claimed,
+  });
   if (updated === 'duplicate') return inUse();
   if (updated === 'missing') throw changed();
 
@@ -72,7 +77,7 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
   if (!moved) {
     // The process moved on from the old value meanwhile: the identifier goes back to it, as it was.
     const back = { value: identifier.value, status: identifier.status, claimed: identifier.claimed };
-    await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, back, deps.now(), { value });
+    await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, back, deps.now(), { value, claimed: false });
     throw changed();
   }
   // The page keeps its way of verifying (code or link) for the new value.

@@ -87,7 +87,8 @@ export interface IdentifierStore {
   /**
    * Changes the value (and status) of the user's identifier in one update: 'duplicate' if the
    * project's unique index already holds the value, 'missing' if the identifier is not the user's
-   * or, with `guard.value`, no longer holds that value (a concurrent change won).
+   * or, with `guard.value` (`guard.claimed`), no longer holds that value (claim): a concurrent
+   * change or proof won.
    */
   updateValue(
     projectId: string,
@@ -95,7 +96,7 @@ export interface IdentifierStore {
     identifierId: string,
     change: { value: string; status: IdentifierStatus; claimed: boolean },
     now: Date,
-    guard?: { value?: string },
+    guard?: { value?: string; claimed?: boolean },
   ): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
@@ -169,6 +170,7 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
     async updateValue(projectId, userId, identifierId, change, now, guard = {}) {
       const filter: Filter<IdentifierRecord> = { _id: identifierId, projectId, userId };
       if (guard.value !== undefined) filter.value = guard.value;
+      if (guard.claimed !== undefined) filter.claimed = guard.claimed;
       try {
         const updated = await coll.findOneAndUpdate(filter, { $set: { ...change, updatedAt: now } }, { returnDocument: 'after' });
         return updated ?? 'missing';
