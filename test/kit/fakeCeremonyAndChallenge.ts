@@ -3,7 +3,7 @@
  * (connect-flows/domain/passkeyCeremonies.ts, auth-flows/domain/oneTimeCodes.ts), for testing the flows without RPC: each
  * records its calls, answers what the test set, and throws an error the test queued for a method.
  */
-import type { CodeChannel, OneTimeCodes, SentCode } from '../../services/connect/src/auth-flows/domain/oneTimeCodes.js';
+import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/auth-flows/domain/oneTimeCodes.js';
 import type {
   ClientEventInput,
   FinishAppendInput,
@@ -174,11 +174,21 @@ export class FakeOneTimeCodes implements OneTimeCodes {
     return sent;
   }
 
-  async verify(call: ServiceCall, input: { userId: string; challengeId: string; value: string }): Promise<void> {
+  /** Runs after a right code was accepted and before verify resolves: a test's way to race the caller. */
+  whileVerifying: (() => Promise<void>) | null = null;
+
+  async verify(call: ServiceCall, input: { userId: string; challengeId: string; value: string }): Promise<VerifiedCode> {
     this.verified.push({ call, input });
     const failure = this.verifyFailures.shift();
     if (failure) throw failure;
     if (input.value !== FakeOneTimeCodes.CODE) throw this.wrongCode();
+    const sent = this.sent.find((s) => s.challengeId === input.challengeId && s.input.userId === input.userId);
+    if (!sent) throw new Error(`no challenge ${input.challengeId} was sent to user ${input.userId}`);
+    const race = this.whileVerifying;
+    this.whileVerifying = null;
+    if (race) await race();
+    // As the challenge service: the value the code was sent to.
+    return { identifierValue: sent.input.identifierValue };
   }
 
   async notifyPasskeyAdded(call: ServiceCall, input: { userId: string; email: string; passkeyName?: string }): Promise<void> {

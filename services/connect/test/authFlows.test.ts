@@ -105,9 +105,11 @@ describe('F1 sign-up', () => {
     expect(block).toMatchObject({ block: 'passkey-append', authType: 'signup', data: { challenge: ATTESTATION_OPTIONS, identifierValue: 'ada@example.com', identifierType: 'email' } });
     expect(block.alternatives.map((b) => b.block)).toEqual(['email-verify']);
 
-    const identifier = await deps.identifiers.findByValue(A, 'email', 'ada@example.com');
-    const userId = identifier!.userId;
-    expect(await deps.users.find(A, userId)).toMatchObject({ status: 'pending', fullName: 'Ada Lovelace' });
+    // The sign-up's identifier is an assertion (pending, unclaimed): not found by value, it is the process's.
+    expect(await deps.identifiers.findByValue(A, 'email', 'ada@example.com')).toBeNull();
+    const userId = (await deps.authProcesses.find(A, call.processId!))!.userId!;
+    expect(await deps.users.find(A, userId)).toMatchObject({ status: 'pending', origin: 'signup', fullName: 'Ada Lovelace' });
+    expect(await deps.identifiers.listForUser(A, userId)).toMatchObject([{ value: 'ada@example.com', status: 'pending', source: 'self', claimed: false }]);
     expect(ceremony.calls.startAppend[0].input).toMatchObject({ userId, processId: call.processId, username: 'ada@example.com', forcePasskeyAppend: true, situation: 'default' });
 
     expect(await finishPasskeyAppend(deps, call, '{"id":"att"}')).toMatchObject({ block: 'passkey-appended', authType: 'signup' });
@@ -117,6 +119,10 @@ describe('F1 sign-up', () => {
     expect((await sessionOf(done)).sub).toBe(userId);
     expect(done.data.passkeyOperation).toEqual({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email', ceremonyType: 'local' });
     expect((await deps.users.find(A, userId))?.status).toBe('active');
+    // (Rewritten for #29: it used to find the address by value after a passkey-only sign-up.) The
+    // passkey proved the user, not the address: the email stays unclaimed until a code proves it.
+    expect(await deps.identifiers.listForUser(A, userId)).toMatchObject([{ value: 'ada@example.com', status: 'pending', claimed: false }]);
+    expect(await deps.identifiers.findByValue(A, 'email', 'ada@example.com')).toBeNull();
     // A completed process never moves again.
     expect(await rejection(finishProcess(deps, call))).toMatchObject({ kind: 'failed_precondition', type: 'process_completed' });
   });
@@ -127,7 +133,9 @@ describe('F1 sign-up', () => {
     expect(block).toMatchObject({ block: 'email-verify', data: { verificationMethod: 'email-otp', identifier: 'grace@example.com', retryNotBefore: expect.any(Number) } });
     expect(ceremony.calls.startAppend).toHaveLength(0);
     expect(codes.sent).toHaveLength(1);
-    const userId = (await deps.identifiers.findByValue(A, 'email', 'grace@example.com'))!.userId;
+    // (Rewritten for #29: the unproven address is not found by value; the process names the user.)
+    const userId = (await deps.authProcesses.find(A, call.processId!))!.userId!;
+    expect(await deps.identifiers.findByValue(A, 'email', 'grace@example.com')).toBeNull();
     expect(codes.sent[0].input).toEqual({ userId, channel: 'email_otp', identifierValue: 'grace@example.com' });
     expect(codes.sent[0].call).toMatchObject({ projectId: A, requestId: 'req-auth', clientAddress: '192.0.2.9' });
 
@@ -139,8 +147,10 @@ describe('F1 sign-up', () => {
     const done = await verify(FakeOneTimeCodes.CODE);
     expect((await sessionOf(done)).sub).toBe(userId);
     expect(done.data.passkeyOperation).toBeUndefined();
-    expect((await deps.identifiers.findByValue(A, 'email', 'grace@example.com'))?.status).toBe('verified');
+    // The code claimed the address for this user, and the process keeps what it proved.
+    expect(await deps.identifiers.findByValue(A, 'email', 'grace@example.com')).toMatchObject({ userId, status: 'verified', claimed: true, source: 'self' });
     expect((await deps.users.find(A, userId))?.status).toBe('active');
+    expect((await deps.authProcesses.find(A, call.processId!))?.proof).toEqual({ identifierId: (await deps.identifiers.listForUser(A, userId))[0]!._id, value: 'grace@example.com', challengeId: codes.sent[0].challengeId });
   });
 
   it('answers every problem next to its identifier and stores nothing', async () => {

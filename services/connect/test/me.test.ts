@@ -103,7 +103,8 @@ function fakeChallenges() {
           challenges.verified.push({ userId: req.userId, challengeId: req.challengeId, value: req.value });
           if (challenges.expired.has(req.challengeId)) throw toConnectError(failedPrecondition('challenge_expired', 'the challenge expired'));
           if (req.value !== CODE) throw toConnectError(invalidArgument('challenge_value_invalid', 'the value is wrong; 4 attempt(s) left', [{ field: 'value', message: 'is wrong; 4 attempt(s) left' }]));
-          return { challenge: { challengeId: req.challengeId, status: 'completed' } };
+          const created = challenges.created.find((c) => c.challengeId === req.challengeId);
+          return { challenge: { challengeId: req.challengeId, identifierValue: created?.identifierValue ?? '', status: 'completed' } };
         },
         sendNotification(req, ctx) {
           challenges.notified.push({ userId: req.userId, email: req.email, kind: req.kind, passkeyName: req.details.passkeyName ?? '', projectId: ctx.requestHeader.get(HEADERS.projectId) });

@@ -146,22 +146,24 @@ async function pendingSignup(projectId: string, type: IdentifierType, value: str
 }
 const HOURS = 3600 * 1000;
 
-describe('values held by an abandoned sign-up', () => {
-  it('are given up to a signed-in user adding or changing to them; a sign-up still running keeps its value', async () => {
+describe('values held by an unfinished sign-up', () => {
+  // Rewritten for #29: this used to assert that an abandoned sign-up's value was released (its user
+  // deleted) and a running one's refused (409). An unproven value now blocks nobody: a signed-in
+  // user may add or change to it, abandoned or running, and it stays pending and unclaimed until
+  // proven; no user is deleted for it.
+  it('do not block a signed-in user adding or changing to them, and nobody is deleted for it', async () => {
     const abandoned = await pendingSignup(A, 'email', 'abandoned@example.com', 2 * HOURS);
     const running = await pendingSignup(A, 'email', 'running@example.com', 60 * 1000);
     const { call, ids } = await signedIn(A, [['email', 'claimer@example.com']]);
-    await addMyIdentifier(deps, call, { identifierType: 'email', value: 'abandoned@example.com' });
-    expect(await env.deps.users.find(A, abandoned)).toBeNull();
-    expect(env.cleanup.calls).toEqual([{ projectId: A, userId: abandoned }]);
-    expect(await rejection(addMyIdentifier(deps, call, { identifierType: 'email', value: 'running@example.com' }))).toEqual({ kind: 'already_exists', type: 'identifier_already_exists' });
-    expect(await rejection(changeMyIdentifier(deps, call, { identifierId: ids[0]!, identifierType: 'email', value: 'running@example.com' }))).toEqual({ kind: 'already_exists', type: 'identifier_already_exists' });
-    expect(await env.deps.users.find(A, running)).not.toBeNull();
-
-    const old = await pendingSignup(A, 'email', 'old-signup@example.com', 2 * HOURS);
+    expect(await addMyIdentifier(deps, call, { identifierType: 'email', value: 'abandoned@example.com' })).toMatchObject({ status: 'pending', claimed: false });
+    expect(await addMyIdentifier(deps, call, { identifierType: 'email', value: 'running@example.com' })).toMatchObject({ status: 'pending', claimed: false });
     await changeMyIdentifier(deps, call, { identifierId: ids[0]!, identifierType: 'email', value: 'old-signup@example.com' });
-    expect(await env.deps.users.find(A, old)).toBeNull();
-    expect(await values(call)).toEqual(['email:old-signup@example.com:pending', 'email:abandoned@example.com:pending']);
+    for (const u of [abandoned, running]) expect(await env.deps.users.find(A, u)).not.toBeNull();
+    expect(env.cleanup.calls).toEqual([]);
+    expect(await values(call)).toEqual(['email:old-signup@example.com:pending', 'email:abandoned@example.com:pending', 'email:running@example.com:pending']);
+    // Nobody holds them claimed: the sign-ups' and this user's are all assertions.
+    expect(await env.deps.identifiers.findByValue(A, 'email', 'running@example.com')).toBeNull();
+    expect(await env.deps.identifiers.listUnclaimedByValue(A, 'email', 'running@example.com', 10)).toHaveLength(2);
   });
 });
 
@@ -265,13 +267,18 @@ describe('sign-up identifier update and verification status', () => {
     ]);
   });
 
-  it("takes a value over from an abandoned sign-up, not from one still running", async () => {
+  // Rewritten for #29: this used to assert that the value of a sign-up still running was refused
+  // and an abandoned one's taken over (its user deleted). Now neither blocks (both are unproven);
+  // only a claimed value is refused (next test), and nobody is deleted.
+  it('changes to a value other sign-ups only asserted, running or abandoned, deleting nobody', async () => {
     const abandoned = await pendingSignup(A, 'email', 'left.behind@example.com', 2 * HOURS);
-    await pendingSignup(A, 'email', 'still.running@example.com', 60 * 1000);
+    const running = await pendingSignup(A, 'email', 'still.running@example.com', 60 * 1000);
     const { call } = await signUp(INCAPABLE_BROWSER, [{ type: 'email', identifier: 'takeover@example.com' }]);
-    expect((await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'still.running@example.com' })).error).toMatchObject({ code: 'identifier_already_in_use' });
+    expect((await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'still.running@example.com' })).data).toMatchObject({ identifier: 'still.running@example.com' });
     expect((await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'left.behind@example.com' })).data).toMatchObject({ identifier: 'left.behind@example.com' });
-    expect(await env.deps.users.find(A, abandoned)).toBeNull();
+    for (const u of [abandoned, running]) expect(await env.deps.users.find(A, u)).not.toBeNull();
+    expect(await env.deps.identifiers.listUnclaimedByValue(A, 'email', 'left.behind@example.com', 10)).toHaveLength(2);
+    expect(await env.deps.identifiers.listUnclaimedByValue(A, 'email', 'still.running@example.com', 10)).toHaveLength(1);
   });
 
   it('answers a taken or malformed value in the block; a non-flow identifier changes alone', async () => {

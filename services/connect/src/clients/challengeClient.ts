@@ -24,7 +24,11 @@ export function rpcOneTimeCodes(challenges: Client<typeof ChallengeService>): On
 
     verify: (call, input) =>
       relayErrorsOf(async () => {
-        await challenges.verifyChallenge({ userId: input.userId, challengeId: input.challengeId, value: input.value }, { headers: serviceHeaders(call) });
+        const r = await challenges.verifyChallenge({ userId: input.userId, challengeId: input.challengeId, value: input.value }, { headers: serviceHeaders(call) });
+        // What the code proves is the value the challenge was sent to; without it nothing is proven.
+        const identifierValue = r.challenge?.identifierValue;
+        if (!identifierValue) throw new Error('the challenge service answered VerifyChallenge without the challenge\'s identifier value');
+        return { identifierValue };
       }),
 
     notifyPasskeyAdded: (call, input) =>

@@ -2,13 +2,10 @@
 import type { AuthProcessStore } from '../store/authProcesses.js';
 import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
 import type { OneTimeCodes } from './oneTimeCodes.js';
-import type { UserCleanup } from '../../users/domain/userDeps.js';
 
 export interface AuthFlowDeps extends ConnectFlowDeps {
   authProcesses: AuthProcessStore;
   challenges: OneTimeCodes;
-  /** Removing an abandoned sign-up's user also removes what other services hold for it. */
-  cleanup: UserCleanup;
 }
 
 /** Auth processes live 30 minutes: long enough to read an email and type its code. */

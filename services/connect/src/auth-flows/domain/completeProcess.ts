@@ -1,8 +1,13 @@
 /**
- * The end of a sign-up or login: the user becomes active, the identifier whose ownership the
- * process proved becomes verified, the process is completed (it never moves again) and a session
- * starts: the completed block carries the session token (shortSession) and the refresh token
- * (longSession).
+ * The end of a sign-up or login: the user becomes active, the process is completed (it never
+ * moves again) and a session starts: the completed block carries the session token (shortSession)
+ * and the refresh token (longSession). The identifier a code proved was claimed when the code was
+ * checked (finishIdentifierVerify.ts), bound to the value the code went to; a sign-up completed
+ * with a passkey alone proved no identifier, and its identifiers stay unclaimed.
+ *
+ * The completion is guarded on what the caller read (the identifier value and the proof): an
+ * identifier/update that raced it (which withdraws the proof) makes it fail rather than complete
+ * on a proof that no longer stands.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
@@ -17,12 +22,14 @@ import type { Block } from './blockTypes.js';
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */
 export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], proof: Partial<AuthProcessRecord> = {}): Promise<Block> {
   if (!isReadyToComplete({ ...process, ...proof })) throw failedPrecondition('process_not_ready', 'the process has not verified the user yet (passkey or code)');
-  const done = await advanceProcess(deps, process, from, { ...proof, block: 'completed', status: 'completed' });
+  const done = await advanceProcess(deps, process, from, { ...proof, block: 'completed', status: 'completed' }, {
+    ...(process.identifier ? { identifierValue: process.identifier.value } : {}),
+    proofChallengeId: process.proof?.challengeId ?? null,
+  });
   const now = deps.now();
   const userId = done.userId!;
   const user = await deps.users.find(call.projectId, userId);
   if (user?.status === 'pending') await deps.users.updateStatus(call.projectId, userId, 'active', now);
-  if (done.verified && done.identifier) await deps.identifiers.updateStatus(call.projectId, userId, done.identifier.id, { status: 'verified', claimed: true }, now, { from: 'pending', value: done.identifier.value });
   const session = await startSession(deps, { projectId: call.projectId, userId, withRefreshToken: true });
   const operation =
     done.passkeyAppended || done.passkeyUsed

@@ -16,11 +16,19 @@ export interface SentCode {
   expiresAtSeconds: number;
 }
 
+export interface VerifiedCode {
+  /** The value the challenge service sent the code to (as connect gave it, normalized). */
+  identifierValue: string;
+}
+
 export interface OneTimeCodes {
   /** Creates a challenge for the user's identifier and delivers it (email or SMS). */
   send(call: ServiceCall, input: { userId: string; channel: CodeChannel; identifierValue: string }): Promise<SentCode>;
-  /** Checks a value against the challenge; resolves when it was right (the challenge is used up). */
-  verify(call: ServiceCall, input: { userId: string; challengeId: string; value: string }): Promise<void>;
+  /**
+   * Checks a value against the challenge; resolves when it was right (the challenge is used up),
+   * with the email address or phone number the challenge was sent to: what the code proves.
+   */
+  verify(call: ServiceCall, input: { userId: string; challengeId: string; value: string }): Promise<VerifiedCode>;
   /** Emails the user the "a passkey was added" notice (the challenge service's SendNotification, as B3 sendNotification uses it). */
   notifyPasskeyAdded(call: ServiceCall, input: { userId: string; email: string; passkeyName?: string }): Promise<void>;
 }

@@ -25,6 +25,8 @@ export async function sendCode(deps: AuthFlowDeps, call: FlowCall, process: Auth
   const sent = await deps.challenges.send(call, { userId: process.userId, channel: CHALLENGE_TYPE[method], identifierValue: identifier.value });
   const now = deps.now();
   const block: BlockType = method === 'phone-otp' ? 'phone-verify' : 'email-verify';
-  await advanceProcess(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now } });
+  // Guarded on the value the code went to: an identifier/update that raced this send leaves the
+  // process without this challenge (its code would prove the old value).
+  await advanceProcess(deps, process, from, { block, challenge: { id: sent.challengeId, method, sentAt: now, value: identifier.value } }, { identifierValue: identifier.value });
   return buildVerifyBlock(process.authType, { method, identifier: identifier.value, retryNotBefore: Math.floor(now.getTime() / 1000) + RESEND_AFTER_SECONDS });
 }

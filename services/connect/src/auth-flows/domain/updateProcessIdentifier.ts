@@ -4,26 +4,32 @@
  * and identifiers of a sign-up are pending until the process completes, so the correction changes
  * the pending identifier itself.
  *
- * A value that is malformed or already registered keeps the block and answers it with error, as
- * the reference does (codes the web SDK translates: identifier_invalid_format,
+ * A value that is malformed or already registered (claimed: proven by its owner or vouched for by
+ * the application; an unproven assertion of it blocks nobody) keeps the block and answers it with
+ * error, as the reference does (codes the web SDK translates: identifier_invalid_format,
  * identifier_already_in_use). A changed flow identifier is unproven again: the process forgets
- * that it was verified and the code it sent (which went to the old value and must not prove the
- * new one), so the page sends a new code at once. A login cannot change identifiers: they belong
- * to an existing account, and a mistyped one is corrected by starting the login again.
+ * that it was verified, the proof and the code it sent (which went to the old value and must not
+ * prove the new one), so the page sends a new code at once. A login cannot change identifiers:
+ * they belong to an existing account, and a mistyped one is corrected by starting the login again.
+ *
+ * One guarded change of the identifier and the process: the identifier's value changes only from
+ * the value read (a concurrent update or proof of it wins), then the process only while it still
+ * runs on the old value. If the process step loses (a code step moved it meanwhile), the
+ * identifier gets its old value back; either way every proof compares the value it proved with
+ * the value at the moment it writes (claimProvenIdentifier.ts), so the new value is never marked
+ * verified by a code sent to the old one.
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
-import { advanceProcess } from './advanceProcess.js';
 import type { Block, RequestError } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { offerAppend } from './offerAppend.js';
 import { pickDefaultMethod } from './pickDefaultMethod.js';
-import { releaseAbandonedSignup } from './releaseAbandonedSignup.js';
 
 const UPDATE_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append'];
 
@@ -45,15 +51,35 @@ export async function updateProcessIdentifier(deps: AuthFlowDeps, call: FlowCall
     return currentBlock(deps, call, process, { code: 'identifier_invalid_format', message: err.message.replace(/^identifierValue /, `${type} `) });
   }
   if (value === identifier.value) return currentBlock(deps, call, process);
-  const change = () => deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, { value, status: 'pending', claimed: false }, deps.now());
-  let updated = await change();
-  if (updated === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) updated = await change();
-  if (updated === 'duplicate') return currentBlock(deps, call, process, { code: 'identifier_already_in_use', message: `this ${type} is already registered; log in instead` });
-  if (updated === 'missing') throw failedPrecondition('invalid_block', 'the sign-up changed in the meantime; reload it');
+  const inUse = () => currentBlock(deps, call, process, { code: 'identifier_already_in_use', message: `this ${type} is already registered; log in instead` });
+  if (await deps.identifiers.findByValue(call.projectId, type, value)) return inUse();
+  const changed = () => failedPrecondition('invalid_block', 'the sign-up changed in the meantime; reload it');
+  // Unclaimed: the unique index of claimed values is not involved, so 'duplicate' cannot come back.
+  // Guarded on the value and claim read: a proof of the old value that landed meanwhile wins (and
+  // is kept: the restore below never undoes a claim it did not see).
+  const updated = await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, { value, status: 'pending', claimed: false }, deps.now(), {
+    value: identifier.value,
+    claimed: identifier.claimed,
+  });
+  if (updated === 'duplicate') return inUse();
+  if (updated === 'missing') throw changed();
 
   if (process.identifier?.id !== identifier._id) return currentBlock(deps, call, process);
-  // `challenge: undefined` is stored as null: no code of this process counts any more.
-  const moved = await advanceProcess(deps, process, [process.block], { identifier: { id: identifier._id, type, value }, verified: false, challenge: undefined });
+  // `challenge: undefined` and `proof: undefined` are stored as null: no code of this process counts any more.
+  const moved = await deps.authProcesses.advance(
+    call.projectId,
+    process._id,
+    [process.block],
+    { identifier: { id: identifier._id, type, value }, verified: false, proof: undefined, challenge: undefined },
+    deps.now(),
+    { identifierValue: identifier.value },
+  );
+  if (!moved) {
+    // The process moved on from the old value meanwhile: the identifier goes back to it, as it was.
+    const back = { value: identifier.value, status: identifier.status, claimed: identifier.claimed };
+    await deps.identifiers.updateValue(call.projectId, process.userId!, identifier._id, back, deps.now(), { value, claimed: false });
+    throw changed();
+  }
   // The page keeps its way of verifying (code or link) for the new value.
   return currentBlock(deps, call, moved, undefined, process.challenge?.method);
 }

@@ -1,5 +1,5 @@
 /** Auth processes of the passkey-first sign-up and login (F1, F2 and their blocks); scoped by project. */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
@@ -24,18 +24,43 @@ export interface AuthProcessRecord {
   identifier?: { id: string; type: IdentifierType; value: string };
   /** Sign-up: every identifier created for the user. */
   identifierIds?: string[];
-  /** Ownership of `identifier` proven in this process (a code or link). */
+  /** Ownership of `identifier` proven in this process (a code or link); `proof` says of which value. */
   verified: boolean;
+  /**
+   * What the code proved: the identifier, the value the code was sent to (as the challenge service
+   * recorded it) and the challenge. Claims are written with a guard on this value, so a value
+   * changed after the code was sent is never the one marked verified.
+   */
+  proof?: ProcessProof;
   /** A passkey was created (sign-up or after login) or used (login) in this process. */
   passkeyAppended: boolean;
   passkeyUsed: boolean;
   /** The ceremony type of the passkey appended or used (for passkeyOperation). */
   ceremonyType?: string;
-  /** The pending challenge of a verification block. */
-  challenge?: { id: string; method: VerificationMethod; sentAt: Date };
+  /** The pending challenge of a verification block, and the value it was sent to. */
+  challenge?: { id: string; method: VerificationMethod; sentAt: Date; value?: string };
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date;
+}
+
+/** A code's proof of an identifier's value (AuthProcessRecord.proof). */
+export interface ProcessProof {
+  identifierId: string;
+  value: string;
+  challengeId: string;
+}
+
+/**
+ * Further preconditions of a step, beside its blocks: the process still runs on this identifier
+ * value, still names this pending challenge, still holds this proof (null: none). A step that
+ * acts on what it read (a code checked against a challenge, a value changed) names what it read,
+ * so a concurrent change of the identifier makes it fail instead of mixing old and new.
+ */
+export interface ProcessGuard {
+  identifierValue?: string;
+  challengeId?: string | null;
+  proofChallengeId?: string | null;
 }
 
 /**
@@ -74,7 +99,7 @@ export interface AuthProcessStore {
    * Moves an active, unexpired process on, but only from one of the blocks given: of two racing
    * steps one wins, and a finished or expired process never moves again. Null when nothing matched.
    */
-  advance(projectId: string, id: string, from: readonly BlockType[], set: Partial<AuthProcessRecord>, now: Date): Promise<AuthProcessRecord | null>;
+  advance(projectId: string, id: string, from: readonly BlockType[], set: Partial<AuthProcessRecord>, now: Date, guard?: ProcessGuard): Promise<AuthProcessRecord | null>;
   /** Appends an event to an unexpired process (keeping the newest MAX_PROCESS_EVENTS); false when there is none. */
   appendEvent(projectId: string, id: string, event: ProcessEvent, now: Date): Promise<boolean>;
 }
@@ -97,9 +122,14 @@ export function mongoAuthProcessStore(db: Db): AuthProcessStore {
     find(projectId, id) {
       return coll.findOne({ _id: id, projectId }, { projection: WITHOUT_EVENTS });
     },
-    advance(projectId, id, from, set, now) {
+    advance(projectId, id, from, set, now, guard = {}) {
+      const filter: Filter<AuthProcessRecord> = { _id: id, projectId, status: 'active', expiresAt: { $gt: now }, block: { $in: [...from] } };
+      if (guard.identifierValue !== undefined) filter['identifier.value'] = guard.identifierValue;
+      // null matches a missing (or unset, stored as null) challenge or proof as well.
+      if (guard.challengeId !== undefined) filter['challenge.id'] = guard.challengeId;
+      if (guard.proofChallengeId !== undefined) filter['proof.challengeId'] = guard.proofChallengeId;
       return coll.findOneAndUpdate(
-        { _id: id, projectId, status: 'active', expiresAt: { $gt: now }, block: { $in: [...from] } },
+        filter,
         { $set: { ...set, updatedAt: now } },
         { returnDocument: 'after', projection: WITHOUT_EVENTS },
       );

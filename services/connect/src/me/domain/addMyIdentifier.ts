@@ -1,8 +1,9 @@
 /**
  * POST /v2/me/identifier: the signed-in user adds a login identifier. The value is normalized as at
- * sign-up; it starts "pending" (unverified) until /v2/me/identifier/verify/start|finish proves it.
- * A value the project already has is a 409, enforced by the store's unique index, unless only an
- * abandoned sign-up holds it (releaseAbandonedSignup).
+ * sign-up; it starts "pending" and unclaimed: powerless (it logs nobody in, blocks nobody, resolves
+ * no connect flow) until /v2/me/identifier/verify/start|finish proves it, and then it is this
+ * user's (claimProvenIdentifier). A value somebody holds claimed (proven, or vouched for by the
+ * application) is a 409; a value others only asserted is not: whoever proves it first takes it.
  *
  * The per-type limit is checked before the insert and again after it: two concurrent adds can
  * both pass the first check, and the one that finds itself over the limit removes its own record.
@@ -11,7 +12,6 @@ import { alreadyExists, failedPrecondition } from '../../../../runtime/errors.js
 import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../users/store/identifiers.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import { releaseAbandonedSignup } from '../../auth-flows/domain/releaseAbandonedSignup.js';
 import { MAX_IDENTIFIERS_PER_TYPE } from './identifierLimits.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
@@ -27,10 +27,9 @@ export async function addMyIdentifier(deps: MeDeps, call: MeCall, input: { ident
 
   const now = deps.now();
   const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type, value, status: 'pending', source: 'self', claimed: false, createdAt: now, updatedAt: now };
-  let inserted = await deps.identifiers.insert(record);
-  // A value only an abandoned sign-up holds is given up to this user, as to a new sign-up.
-  if (inserted === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) inserted = await deps.identifiers.insert(record);
-  if (inserted === 'duplicate') throw alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
+  if (await deps.identifiers.findByValue(call.projectId, type, value)) throw alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
+  // Unclaimed, so outside the unique index: a claim made since the check is settled when this user proves the value.
+  await deps.identifiers.insert(record);
   // Oldest first: the records beyond the limit are the newest, and only those give way.
   if ((await ofType()).findIndex((i) => i._id === record._id) >= limit) {
     await deps.identifiers.delete(call.projectId, user._id, record._id);

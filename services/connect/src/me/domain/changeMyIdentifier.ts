@@ -1,14 +1,17 @@
 /**
  * PATCH /v2/me/identifier: the signed-in user changes the value of one of their identifiers (the
  * identifier keeps its ID and type). The new value is normalized as at sign-up and, being unproven,
- * makes the identifier "pending" again until /v2/me/identifier/verify/start|finish; a pending
- * verification of the old value no longer counts (finishIdentifierVerification compares values).
- * The same value again changes nothing (and keeps a verified status). A value the project already
- * has is a 409, enforced by the store's unique index in the same single update.
+ * makes the identifier "pending" and unclaimed again (powerless, as a new one) until
+ * /v2/me/identifier/verify/start|finish; a pending verification of the old value no longer counts
+ * (finishIdentifierVerification compares values, and the claim is guarded on the proven value).
+ * The same value again changes nothing (and keeps a verified status). A value somebody holds
+ * claimed is a 409; a value others only asserted is not.
+ *
+ * The change is guarded on the value read: of two concurrent changes (or a change racing a proof
+ * of the old value) one wins, and the other finds the identifier changed.
  */
-import { alreadyExists, invalidArgument } from '../../../../runtime/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import { releaseAbandonedSignup } from '../../auth-flows/domain/releaseAbandonedSignup.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';
@@ -25,11 +28,13 @@ export async function changeMyIdentifier(deps: MeDeps, call: MeCall, input: { id
   }
   const value = normalizeIdentifier(type, input.value);
   if (value === identifier.value) return;
-  const change = () => deps.identifiers.updateValue(call.projectId, user._id, identifier._id, { value, status: 'pending', claimed: false }, deps.now());
-  let r = await change();
-  // A value only an abandoned sign-up holds is given up to this user, as to a new sign-up.
-  if (r === 'duplicate' && (await releaseAbandonedSignup(deps, call.projectId, type, value))) r = await change();
-  if (r === 'duplicate') throw alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
-  // Removed between the lookup and the update (a concurrent delete): the same 404 as an unknown ID.
-  if (r === 'missing') await myIdentifier(deps, call.projectId, user._id, identifier._id);
+  const taken = () => alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
+  if (await deps.identifiers.findByValue(call.projectId, type, value)) throw taken();
+  const r = await deps.identifiers.updateValue(call.projectId, user._id, identifier._id, { value, status: 'pending', claimed: false }, deps.now(), { value: identifier.value });
+  if (r === 'duplicate') throw taken();
+  if (r === 'missing') {
+    // Removed between the lookup and the update (a concurrent delete): the same 404 as an unknown ID.
+    await myIdentifier(deps, call.projectId, user._id, identifier._id);
+    throw failedPrecondition('identifier_changed', `identifier ${identifier._id} changed in the meantime; read it again`);
+  }
 }

@@ -23,8 +23,8 @@ export interface IdentifierVerificationRecord {
 export interface IdentifierVerificationStore {
   put(record: IdentifierVerificationRecord): Promise<void>;
   find(projectId: string, userId: string, identifierId: string, now: Date): Promise<IdentifierVerificationRecord | null>;
-  /** Removes the verification if it is still the one of that challenge (a newer start stays). */
-  remove(projectId: string, identifierId: string, challengeId: string): Promise<void>;
+  /** Removes the verification if it is still the one of that challenge (a newer start stays); true if it was. */
+  remove(projectId: string, identifierId: string, challengeId: string): Promise<boolean>;
 }
 
 export const identifierVerificationIndexes: IndexPlan = {
@@ -41,7 +41,8 @@ export function mongoIdentifierVerificationStore(db: Db): IdentifierVerification
       return coll.findOne({ _id: identifierId, projectId, userId, expiresAt: { $gt: now } });
     },
     async remove(projectId, identifierId, challengeId) {
-      await coll.deleteOne({ _id: identifierId, projectId, challengeId });
+      const r = await coll.deleteOne({ _id: identifierId, projectId, challengeId });
+      return r.deletedCount === 1;
     },
   };
 }

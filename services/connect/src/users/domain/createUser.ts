@@ -29,6 +29,7 @@ export async function createUser(deps: Pick<UserDeps, 'users' | 'now'>, input: C
     _id: newId('usr'),
     projectId: input.projectId,
     status,
+    // The backend API is the application's own word: such a user is never released as abandoned.
     origin: 'application',
     ...(fullName ? { fullName } : {}),
     ...(webauthnId !== undefined ? { explicitWebauthnId: webauthnId } : {}),

@@ -86,9 +86,18 @@ export interface IdentifierStore {
   ): Promise<IdentifierRecord | 'duplicate' | null>;
   /**
    * Changes the value (and status) of the user's identifier in one update: 'duplicate' if the
-   * project's unique index already holds the value, 'missing' if the identifier is not the user's.
+   * project's unique index already holds the value, 'missing' if the identifier is not the user's
+   * or, with `guard.value` (`guard.claimed`), no longer holds that value (claim): a concurrent
+   * change or proof won.
    */
-  updateValue(projectId: string, userId: string, identifierId: string, change: { value: string; status: IdentifierStatus; claimed: boolean }, now: Date): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
+  updateValue(
+    projectId: string,
+    userId: string,
+    identifierId: string,
+    change: { value: string; status: IdentifierStatus; claimed: boolean },
+    now: Date,
+    guard?: { value?: string; claimed?: boolean },
+  ): Promise<IdentifierRecord | 'duplicate' | 'missing'>;
   /** True if the identifier existed (for that user, in that project) and is now gone. */
   delete(projectId: string, userId: string, identifierId: string): Promise<boolean>;
   deleteForUser(projectId: string, userId: string): Promise<number>;
@@ -99,6 +108,14 @@ export interface IdentifierStore {
   findByValue(projectId: string, type: IdentifierType, value: string): Promise<IdentifierRecord | null>;
   /** The unclaimed (asserted, unproven) identifiers of this type and value in the project, at most `limit`. */
   listUnclaimedByValue(projectId: string, type: IdentifierType, value: string, limit: number): Promise<IdentifierRecord[]>;
+  /**
+   * Removes every unclaimed identifier of this type and value in the project (the holders that
+   * only asserted a value somebody has now claimed); the filter is the guard, so an identifier
+   * whose value changed or that was claimed meanwhile stays. The number removed.
+   */
+  deleteUnclaimedByValue(projectId: string, type: IdentifierType, value: string): Promise<number>;
+  /** Removes the user's unclaimed identifiers (an abandoned sign-up's assertions); claimed ones stay. The number removed. */
+  deleteUnclaimedForUser(projectId: string, userId: string): Promise<number>;
   /** The user's identifiers, oldest first. */
   listForUser(projectId: string, userId: string): Promise<IdentifierRecord[]>;
   list(projectId: string, query: IdentifierListQuery): Promise<IdentifierPage>;
@@ -150,9 +167,12 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
         throw err;
       }
     },
-    async updateValue(projectId, userId, identifierId, change, now) {
+    async updateValue(projectId, userId, identifierId, change, now, guard = {}) {
+      const filter: Filter<IdentifierRecord> = { _id: identifierId, projectId, userId };
+      if (guard.value !== undefined) filter.value = guard.value;
+      if (guard.claimed !== undefined) filter.claimed = guard.claimed;
       try {
-        const updated = await coll.findOneAndUpdate({ _id: identifierId, projectId, userId }, { $set: { ...change, updatedAt: now } }, { returnDocument: 'after' });
+        const updated = await coll.findOneAndUpdate(filter, { $set: { ...change, updatedAt: now } }, { returnDocument: 'after' });
         return updated ?? 'missing';
       } catch (err) {
         if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 'duplicate';
@@ -172,6 +192,14 @@ export function mongoIdentifierStore(db: Db): IdentifierStore {
     },
     listUnclaimedByValue(projectId, type, value, limit) {
       return coll.find({ projectId, type, value, claimed: false }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
+    },
+    async deleteUnclaimedByValue(projectId, type, value) {
+      const r = await coll.deleteMany({ projectId, type, value, claimed: false });
+      return r.deletedCount;
+    },
+    async deleteUnclaimedForUser(projectId, userId) {
+      const r = await coll.deleteMany({ projectId, userId, claimed: false });
+      return r.deletedCount;
     },
     listForUser(projectId, userId) {
       return coll.find({ projectId, userId }).sort({ createdAt: 1, _id: 1 }).toArray();

@@ -4,9 +4,10 @@ import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 export type UserStatus = 'pending' | 'active' | 'disabled';
 /**
- * Who created the user: `signup` a self-service sign-up (/v2/auth), whose identifiers are only
- * asserted until proven; `application` the application's server (backend API, a connect token).
- * Missing on users created before it was recorded: treated as `application`.
+ * Who created the user. `signup`: the self-service sign-up (`/v2/auth/signup/init`), from a browser
+ * nobody vouched for; only such a user, abandoned, is ever released (auth-flows'
+ * releaseAbandonedSignup). `application`: the application's server (backend API, connect tokens).
+ * Missing on users written before origins were recorded: treated as `application`, never released.
  */
 export type UserOrigin = 'signup' | 'application';
 
