@@ -169,11 +169,12 @@ describe('startSession', () => {
       // A connect login's preferred name is an unproven value here: the first proven identifier instead.
       name: '+15550002222',
       orig: '+15550002222',
-      identifiers: [
-        { type: 'email', value: 'ceo@victim-corp.example', status: 'pending' },
-        { type: 'phone', value: '+15550002222', status: 'verified' },
-      ],
     });
+    // Both identifiers were created at the test clock's one instant, so their order is the IDs'.
+    expect((claims.identifiers as { type: string }[]).slice().sort((x, y) => x.type.localeCompare(y.type))).toEqual([
+      { type: 'email', value: 'ceo@victim-corp.example', status: 'pending' },
+      { type: 'phone', value: '+15550002222', status: 'verified' },
+    ]);
 
     // Nothing proven at all: no email, no phone_number, orig and name empty.
     const unproven = await createUser(deps, { projectId: A, status: 'active' });
