@@ -29,7 +29,7 @@ const smtp = new TestSmtp();
 beforeAll(async () => {
   await smtp.start();
   stack = await startStack({ smtpUrl: smtp.url, emailFrom: 'Identifier Claims <no-reply@localhost>' });
-  project = await stack.createProject('identifier-claims-attacks', [ORIGIN], ['--challenge-delivery', 'service']);
+  project = await stack.createProject('identifier-claims-attacks', [ORIGIN], ['--challenge-delivery', 'service', '--self-service', 'enabled']);
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
