@@ -8,6 +8,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { newId } from '../../runtime/ids.js';
 import { createConnectToken } from '../src/connect-tokens/domain/createConnectToken.js';
+import { createIdentifier } from '../src/users/domain/createIdentifier.js';
+import { createUser } from '../src/users/domain/createUser.js';
+import { updateIdentifier } from '../src/users/domain/updateIdentifier.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { signPasskeyData } from '../src/projects/domain/signPasskeyData.js';
 import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
@@ -149,5 +152,23 @@ describe('signedPasskeyData names only a vouched identifier', () => {
     const signup = await userHolding('ceo3@victim-corp.example', ASSERTED, 'signup');
     const token = await signPasskeyData(deps, A, { id: 'cre-s', userId: signup.userId, username: 'ceo3@victim-corp.example', challengeId: 'cha-s', ceremonyType: 'local' }, 60);
     expect(decodeJwt(token)).toMatchObject({ kind: 'passkey_data', sub: signup.userId, username: '' });
+  });
+});
+
+describe("the application's word outranks an assertion", () => {
+  it('removes the unproven holders of a value the backend API creates or gives a status', async () => {
+    const asserter = await userHolding('claimed-by-app@bank.example', ASSERTED, 'signup');
+    const appUser = await createUser(deps, { projectId: A, status: 'active' });
+    const created = await createIdentifier(deps, { projectId: A, userId: appUser._id, type: 'email', value: 'claimed-by-app@bank.example', status: 'pending' });
+    expect(created).toMatchObject({ source: 'application', claimed: true });
+    expect(await deps.identifiers.listForUser(A, asserter.userId)).toEqual([]);
+    expect((await deps.identifiers.findByValue(A, 'email', 'claimed-by-app@bank.example'))?.userId).toBe(appUser._id);
+
+    // A self identifier the application later sets a status on becomes its word too.
+    const selfHeld = await userHolding('later@bank.example', ASSERTED, 'signup');
+    const other = await userHolding('later@bank.example', ASSERTED, 'signup');
+    const vouched = await updateIdentifier(deps, { projectId: A, userId: selfHeld.userId, identifierId: selfHeld.identifierId, status: 'verified' });
+    expect(vouched).toMatchObject({ claimed: true, source: 'application', status: 'verified' });
+    expect(await deps.identifiers.listForUser(A, other.userId)).toEqual([]);
   });
 });

@@ -13,9 +13,6 @@ import type { ConnectFlowDeps } from './flowDeps.js';
 import { findUserByIdentifier } from './findUserByIdentifier.js';
 import type { LoginIdentifier } from './classifyIdentifier.js';
 
-/** How many unproven holders of one value a claim removes at once; more are left to the next claim's sweep. */
-const MAX_RELEASED_ASSERTIONS = 20;
-
 export async function ensureUserForIdentifier(
   deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,
   projectId: string,
@@ -43,9 +40,7 @@ export async function ensureUserForIdentifier(
   });
   if (outcome === 'created') {
     // Whoever only asserted this value (a self sign-up that never proved it) loses it now.
-    for (const asserted of await deps.identifiers.listUnclaimedByValue(projectId, identifier.type, identifier.value, MAX_RELEASED_ASSERTIONS)) {
-      await deps.identifiers.delete(projectId, asserted.userId, asserted._id);
-    }
+    await deps.identifiers.deleteUnclaimedByValue(projectId, identifier.type, identifier.value);
     return { user, created: true };
   }
 

@@ -15,7 +15,8 @@ export interface CreateIdentifierInput {
 
 /**
  * Adds a login identifier to a user of the project. The value is normalized first; uniqueness per
- * project and type is enforced by the store's unique index, so two concurrent creates cannot both win.
+ * project and type is enforced by the store's unique index of claimed values (the application's
+ * identifiers are claimed), so two concurrent creates cannot both win.
  */
 export async function createIdentifier(deps: Pick<UserDeps, 'users' | 'identifiers' | 'now'>, input: CreateIdentifierInput): Promise<IdentifierRecord> {
   const type = checkIdentifierType(input.type);
@@ -28,5 +29,8 @@ export async function createIdentifier(deps: Pick<UserDeps, 'users' | 'identifie
   if ((await deps.identifiers.insert(record)) === 'duplicate') {
     throw alreadyExists('identifier_already_exists', `an identifier of type ${type} with this value already exists in the project`);
   }
+  // The application's word outranks an assertion: whoever only typed this value in (a self sign-up,
+  // /v2/me, never proven) loses it, as to a proof.
+  await deps.identifiers.deleteUnclaimedByValue(input.projectId, type, value);
   return record;
 }

@@ -13,5 +13,7 @@ export async function updateIdentifier(
   const updated = await deps.identifiers.updateStatus(input.projectId, input.userId, input.identifierId, { status, claimed: true, source: 'application' }, deps.now());
   if (updated === 'duplicate') throw alreadyExists('identifier_already_exists', 'another user of the project already holds this identifier value');
   if (!updated) throw notFound('identifier_not_found', `identifier ${input.identifierId} of user ${input.userId} does not exist`);
+  // Vouched for now: unproven assertions of the same value by others lose it (see createIdentifier).
+  await deps.identifiers.deleteUnclaimedByValue(input.projectId, updated.type, updated.value);
   return updated;
 }
