@@ -37,7 +37,13 @@ export async function claimProvenIdentifier(deps: ReleaseDeps & Pick<AuthFlowDep
   if (!claimed) {
     // Not pending: verified or primary already (a login's code for a proven identifier), or changed.
     const current = (await deps.identifiers.listForUser(projectId, proof.userId)).find((i) => i._id === proof.identifierId);
-    if (!current || current.value !== proof.value || !current.claimed) return 'changed';
+    if (!current) {
+      // Gone: the application vouched for the value on another user meanwhile, which removes every
+      // assertion of it (users/domain/createIdentifier.ts), or the user removed it.
+      const holder = await deps.identifiers.findByValue(projectId, proof.type, proof.value);
+      return holder && holder.userId !== proof.userId ? 'taken' : 'changed';
+    }
+    if (current.value !== proof.value || !current.claimed) return 'changed';
   }
   const losers = await deps.identifiers.listUnclaimedByValue(projectId, proof.type, proof.value, RELEASE_AT_MOST);
   await deps.identifiers.deleteUnclaimedByValue(projectId, proof.type, proof.value);
