@@ -29,7 +29,8 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  // The domain is pure logic: no generated protobuf code, no protobuf runtime, no Connect transport. What it needs
+  // The domain is pure logic: no generated protobuf code, no protobuf runtime, no Connect transport, no
+  // database driver (stores own MongoDB and report outcomes such as 'duplicate' as values). What it needs
   // of other services it declares as small interfaces of plain types (ports); adapters in each
   // service's clients/ (or next to main.ts) build the messages, carry headers and map errors.
   {
@@ -42,6 +43,7 @@ export default tseslint.config(
             { regex: '(^|/)gen/', message: 'domain code never imports generated protobuf code; declare a plain type (or a port) in the domain and map it in handlers/ or clients/' },
             { regex: '^@connectrpc/', message: 'domain code never imports the transport; throw DomainError and let an adapter in clients/ talk to other services' },
             { regex: '^@bufbuild/', message: 'domain code never imports the protobuf runtime; use plain TypeScript types (map them in handlers/ or clients/)' },
+            { regex: '^(mongodb|bson)(/|$)', message: 'domain code never imports the database driver; a store answers with values (e.g. \'duplicate\') and services take stores, not a Db' },
           ],
         },
       ],

@@ -18,6 +18,7 @@ import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
 import { ceremonyIndexes } from './store/indexes.js';
 import { insightsIndexes } from './store/insightsIndexes.js';
+import { createInsightsStores } from './store/insightsStores.js';
 import { mongoSessionStore } from './store/sessions.js';
 import { mongoWebauthnUserStore } from './store/webauthnUsers.js';
 
@@ -44,7 +45,7 @@ try {
   const projectClient = serviceClient(ProjectService, config.connectUrl, callerToken);
   const projects = rpcProjectDirectory(projectClient);
   // Events are written in the background, each expiring after its project's retention.
-  const insights = createInsightsService(store.db, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
+  const insights = createInsightsService(createInsightsStores(store.db), { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },

@@ -11,6 +11,7 @@ import { serviceInterceptors } from '../../runtime/server.js';
 import type { CeremonyOutcomeCounter } from '../src/domain/deps.js';
 import { createInsightsService, type InsightsRuntime } from '../src/domain/insights/index.js';
 import { CEREMONY_EVENTS } from '../src/store/ceremonyEvents.js';
+import { createInsightsStores } from '../src/store/insightsStores.js';
 import { USER_INSIGHTS } from '../src/store/userInsights.js';
 import { ceremonyRoutes } from '../src/server.js';
 import { startAppend, startLogin } from './flows.js';
@@ -183,7 +184,7 @@ describe('RecordClientEvent', () => {
  */
 describe('RecordClientEvent feeds history and cooldowns', () => {
   let real: InsightsRuntime | null = null;
-  const realInsights = () => clientWith({ insights: (real = createInsightsService(env.store.db)) });
+  const realInsights = () => clientWith({ insights: (real = createInsightsService(createInsightsStores(env.store.db))) });
   // Events are written in the background: a test reads them after a flush, and leaves none queued for the next.
   const flushed = async () => {
     await real?.flush();

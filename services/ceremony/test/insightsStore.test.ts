@@ -11,6 +11,7 @@ import { clientEnvKey } from '../src/domain/insights/clientEnvKey.js';
 import { createInsightsService, type AppendFlags, type AppendInsightsInput, type ClientContext, type InsightsRuntime, type PasskeySummary } from '../src/domain/insights/index.js';
 import { CEREMONY_EVENTS, createCeremonyEventStore, type EventDoc } from '../src/store/ceremonyEvents.js';
 import { insightsIndexes } from '../src/store/insightsIndexes.js';
+import { createInsightsStores } from '../src/store/insightsStores.js';
 import { USER_INSIGHTS, type UserInsightsDoc } from '../src/store/userInsights.js';
 
 const T0 = new Date('2030-03-01T10:00:00.000Z');
@@ -53,7 +54,7 @@ const newProject = () => `pro-${Date.now()}${++seq}`;
 beforeAll(async () => {
   db = await openTestDatabase('insights_test', insightsIndexes);
   ({ store, uri, dbName } = db);
-  insights = createInsightsService(store.db);
+  insights = createInsightsService(createInsightsStores(store.db));
   users = store.db.collection(USER_INSIGHTS);
   events = store.db.collection(CEREMONY_EVENTS);
 });
@@ -190,7 +191,7 @@ describe('recording a visit (recordEvent with recordVisit)', () => {
 
   it('keeps the clientEnvLimit most recently seen environments of a user, evicting the least recently seen', async () => {
     const projectId = newProject();
-    const capped = createInsightsService(store.db, { clientEnvLimit: 3 });
+    const capped = createInsightsService(createInsightsStores(store.db, { clientEnvLimit: 3 }));
     const visitAt = (h: string, offset: number) => visit(capped, projectId, 'usr-1', client({ clientEnvHandle: h }), at(offset));
     await visitAt('ceh-a', 0);
     await visitAt('ceh-b', 1000);
@@ -224,7 +225,7 @@ describe('store operations', () => {
       if (data.has(e.commandName)) commands.push(e.commandName);
     });
     // A long batching delay: only flush() writes, so the count does not depend on timing.
-    const service = createInsightsService(client.db(dbName), { eventBatching: { delayMs: 3_600_000 } });
+    const service = createInsightsService(createInsightsStores(client.db(dbName)), { eventBatching: { delayMs: 3_600_000 } });
     return { service, commands, close: async () => (await service.close(), await client.close()) };
   }
 
@@ -357,7 +358,7 @@ describe('forAppend against the store', () => {
 
   it('history: a configurable cooldown (1 day)', async () => {
     const projectId = newProject();
-    const short = createInsightsService(store.db, { cooldownDays: 1 });
+    const short = createInsightsService(createInsightsStores(store.db), { cooldownDays: 1 });
     await short.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', at: T0 });
     expect((await short.forAppend(appendInput(projectId, { now: at(DAY / 2) }))).appendAllow).toBe(false);
     expect((await short.forAppend(appendInput(projectId, { now: at(DAY + 1000) }))).appendAllow).toBe(true);
@@ -480,7 +481,7 @@ describe('forgetUser', () => {
 describe('history kept per user', () => {
   it('keeps the last historyLimit append events in the user\'s document; history is computed from them', async () => {
     const projectId = newProject();
-    const short = createInsightsService(store.db, { historyLimit: 4 });
+    const short = createInsightsService(createInsightsStores(store.db, { historyLimit: 4 }));
     for (let i = 0; i < 6; i++) await short.recordEvent({ projectId, userId: 'usr-1', type: 'append-started', situation: 'default', processId: `p${i}`, at: at(i * 1000) });
     // Not append events: the audit trail only.
     await short.recordEvent({ projectId, userId: 'usr-1', type: 'login-started', at: at(7000) });
@@ -509,7 +510,7 @@ describe('event retention', () => {
     const [p30, gone, flaky, plain] = [newProject(), newProject(), newProject(), newProject()];
     let flakyAsks = 0;
     const sleeps: number[] = [];
-    const retained = createInsightsService(store.db, {
+    const retained = createInsightsService(createInsightsStores(store.db), {
       eventRetentionDays: async (projectId) => {
         if (projectId === p30) return 30;
         if (projectId === gone) throw notFound('project_not_found', 'gone');
@@ -539,7 +540,10 @@ describe('event retention', () => {
 });
 
 describe('options', () => {
-  it.each([{ cooldownDays: -1 }, { cooldownDays: Number.NaN }, { historyLimit: 0 }, { clientEnvLimit: 1.5 }])('rejects %j', (opts) => {
-    expect(() => createInsightsService(store.db, opts)).toThrow(RangeError);
+  it.each([{ cooldownDays: -1 }, { cooldownDays: Number.NaN }])('rejects %j', (opts) => {
+    expect(() => createInsightsService(createInsightsStores(store.db), opts)).toThrow(RangeError);
+  });
+  it.each([{ historyLimit: 0 }, { clientEnvLimit: 1.5 }])('rejects the store limit %j', (limits) => {
+    expect(() => createInsightsStores(store.db, limits)).toThrow(RangeError);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * InsightsService over MongoDB: gathers the facts (the user's insights document + the client),
+ * InsightsService over its stores (store/insightsStores.ts): gathers the facts (the user's insights document + the client),
  * applies the pure rules, records decisions and events.
  *
  * Store operations: forLogin is one findOneAndUpdate on the user's insights document (it records
@@ -10,13 +10,13 @@
  * the user's bounded append history (one update, or with recordVisit one findOneAndUpdate that
  * records the visit too) before recordEvent resolves, so the next B2 sees them.
  */
-import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { DomainError } from '../../../../runtime/errors.js';
 import { batchEventWrites, RetryLater, type BatchWriter } from '../../store/batchEventWrites.js';
-import { createCeremonyEventStore, type EventDoc } from '../../store/ceremonyEvents.js';
+import type { EventDoc } from '../../store/ceremonyEvents.js';
+import type { InsightsStores } from '../../store/insightsStores.js';
 import { isStoreOutage } from '../../../../runtime/isStoreOutage.js';
-import { createUserInsightsStore, type AppendHistoryEntry, type ClientEnvSnapshot, type UserInsightsState } from '../../store/userInsights.js';
+import type { AppendHistoryEntry, ClientEnvSnapshot, UserInsightsState } from '../../store/userInsights.js';
 import { DEFAULT_EVENT_RETENTION_DAYS } from '../deps.js';
 import { decideAppend } from './appendDecision.js';
 import { readClientCapabilities, type ClientCapabilities } from './clientCapabilities.js';
@@ -36,10 +36,6 @@ export interface InsightsOptions {
   pendingGraceMinutes?: number;
   /** A client environment first seen for the user less than this long ago still counts as new (default 60). */
   newEnvGraceSeconds?: number;
-  /** How many of the user's most recent append events are kept for history (default 50). */
-  historyLimit?: number;
-  /** How many client environments are kept per user, the most recently seen (default 100); clientEnvIds lists them. */
-  clientEnvLimit?: number;
   /**
    * Days a project's events are kept (the project's setting, from the project directory). A
    * not_found answer means the default; any other failure is retried when the events are written.
@@ -76,18 +72,15 @@ interface Facts {
   detection: DetectionInsights;
 }
 
-export function createInsightsService(db: Db, opts: InsightsOptions = {}): InsightsRuntime {
+export function createInsightsService(stores: InsightsStores, opts: InsightsOptions = {}): InsightsRuntime {
   const windows: HistoryWindows = {
     cooldownMs: nonNegative('cooldownDays', opts.cooldownDays, 7) * DAY_MS,
     pendingGraceMs: nonNegative('pendingGraceMinutes', opts.pendingGraceMinutes, 10) * 60_000,
     decisionLinkMs: DECISION_LINK_MS,
   };
   const newEnvGraceMs = nonNegative('newEnvGraceSeconds', opts.newEnvGraceSeconds, 60) * 1000;
-  const historyLimit = positiveInteger('historyLimit', opts.historyLimit, 50);
-  const clientEnvLimit = positiveInteger('clientEnvLimit', opts.clientEnvLimit, 100);
   const retentionOf = opts.eventRetentionDays ?? (async () => DEFAULT_EVENT_RETENTION_DAYS);
-  const users = createUserInsightsStore(db, { envLimit: clientEnvLimit, historyLimit });
-  const events = createCeremonyEventStore(db);
+  const { users, events } = stores;
   const writer: BatchWriter<EventDoc> = batchEventWrites<EventDoc>({
     ...opts.eventBatching,
     logger: opts.logger ?? silentLogger,
@@ -287,11 +280,5 @@ function assertValidDate(value: Date): void {
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`insights option ${name} must be a finite number >= 0, got ${value}`);
-  return value;
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`insights option ${name} must be an integer >= 1, got ${value}`);
   return value;
 }

@@ -4,12 +4,9 @@
  * issue are never adopted, so one client cannot pick another's history by guessing a handle.
  */
 import { randomBytes } from 'node:crypto';
-import { MongoServerError } from 'mongodb';
 import { newId } from '../../../../runtime/ids.js';
 import type { ClientEnvRecord } from '../store/clientEnvs.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-
-const DUPLICATE_KEY = 11000;
 
 export async function resolveClientEnv(
   deps: Pick<ConnectFlowDeps, 'clientEnvs' | 'now'>,
@@ -32,12 +29,7 @@ export async function resolveClientEnv(
       createdAt: now,
       lastSeenAt: now,
     };
-    try {
-      await deps.clientEnvs.insert(env);
-      return { env, issued: true };
-    } catch (err) {
-      // 192 random bits do not collide in practice; if they ever do, draw again.
-      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
-    }
+    // 192 random bits do not collide in practice; if they ever do, draw again.
+    if ((await deps.clientEnvs.insert(env)) === 'created') return { env, issued: true };
   }
 }

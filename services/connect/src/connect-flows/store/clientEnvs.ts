@@ -3,7 +3,7 @@
  * handle the service issued (newClientEnvHandle). The handle is what the ceremony insights key
  * their per-environment history on, so connect only ever passes handles it issued itself.
  */
-import type { Collection, Db } from 'mongodb';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 
 /** The passkey operation last completed in the environment (restored to the client as newClientState). */
@@ -28,7 +28,8 @@ export interface ClientEnvRecord {
 }
 
 export interface ClientEnvStore {
-  insert(record: ClientEnvRecord): Promise<void>;
+  /** 'duplicate' if the project already has an environment with this handle (or the ID is taken). */
+  insert(record: ClientEnvRecord): Promise<'created' | 'duplicate'>;
   findByHandle(projectId: string, handle: string): Promise<ClientEnvRecord | null>;
   /** Refreshes lastSeenAt (and the visitor ID when given); null if the handle is unknown. */
   touch(projectId: string, handle: string, now: Date, visitorId?: string): Promise<ClientEnvRecord | null>;
@@ -45,11 +46,19 @@ export const clientEnvIndexes: IndexPlan = {
   ],
 };
 
+const DUPLICATE_KEY = 11000;
+
 export function mongoClientEnvStore(db: Db): ClientEnvStore {
   const coll: Collection<ClientEnvRecord> = db.collection('connect_client_envs');
   return {
     async insert(record) {
-      await coll.insertOne(record);
+      try {
+        await coll.insertOne(record);
+        return 'created';
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return 'duplicate';
+        throw err;
+      }
     },
     findByHandle(projectId, handle) {
       return coll.findOne({ projectId, handle });
