@@ -8,7 +8,7 @@ import { SignJWT } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BearerAuthenticator, projectFromHost } from '../src/auth/bearerAuth.js';
+import { BearerAuthenticator, identityHeaders, projectFromHost } from '../src/auth/bearerAuth.js';
 import { MAX_CACHED_PROJECTS, ProjectDirectory } from '../src/auth/projectDirectory.js';
 import { HttpError } from '../src/errorResponse.js';
 import type { TokenKind } from '../src/routeTable.js';
@@ -87,6 +87,17 @@ describe('BearerAuthenticator: valid credentials', () => {
     const t = await token({ kind: 'process', extra: { processID: 'proc-1' } });
     const principal = await bearer.authenticate({ 'x-corbado-process-id': t }, ['process'], 'r');
     expect(principal).toMatchObject({ projectId: 'pro-123', kind: 'process', claims: { processID: 'proc-1' } });
+  });
+
+  it("passes a process token's process and family on, from the verified claims only", async () => {
+    const headersOf = async (extra: Record<string, unknown>) =>
+      identityHeaders(await bearer.authenticate({ 'x-corbado-process-id': await token({ kind: 'process', sub: 'apr-12', extra }) }, ['process'], 'r'));
+    expect(await headersOf({ family: 'connect' })).toEqual({ 'x-passkeyauth-token-kind': 'process', 'x-passkeyauth-process-id': 'apr-12', 'x-passkeyauth-process-family': 'connect' });
+    // A token signed before the claim existed carries none; the connect service falls back to the ID.
+    expect(await headersOf({})).toEqual({ 'x-passkeyauth-token-kind': 'process', 'x-passkeyauth-process-id': 'apr-12' });
+    expect(await headersOf({ family: 'admin' })).not.toHaveProperty('x-passkeyauth-process-family');
+    // Only process tokens name a process family.
+    expect(identityHeaders(await bearer.authenticate({ authorization: `Bearer ${await token({ kind: 'session', sub: 'usr-1', extra: { family: 'auth' } })}` }, ['session'], 'r'))).not.toHaveProperty('x-passkeyauth-process-family');
   });
 
   it('accepts X-Corbado-ProjectID in place of a client key', async () => {

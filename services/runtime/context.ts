@@ -15,6 +15,8 @@ export const HEADERS = {
   tokenKind: 'x-passkeyauth-token-kind',
   /** Frontend API: the process a verified process token names. */
   processId: 'x-passkeyauth-process-id',
+  /** Frontend API: the family of that process (the token's `family` claim: auth or connect). */
+  processFamily: 'x-passkeyauth-process-family',
   /** Frontend API: the user a verified session token names. */
   userId: 'x-passkeyauth-user-id',
   /** Frontend API: the session a verified session token names (its `sid`). */
@@ -29,6 +31,7 @@ export const clientAddressKey = createContextKey<string>('', { description: 'cal
 export const userAgentKey = createContextKey<string>('', { description: 'end user User-Agent' });
 export const tokenKindKey = createContextKey<string>('', { description: 'verified bearer token kind' });
 export const tokenProcessIdKey = createContextKey<string>('', { description: 'process named by a verified process token' });
+export const tokenProcessFamilyKey = createContextKey<'auth' | 'connect' | undefined>(undefined, { description: 'family of the process named by a verified process token' });
 export const tokenUserIdKey = createContextKey<string>('', { description: 'user named by a verified session token' });
 export const tokenSessionIdKey = createContextKey<string>('', { description: 'session named by a verified session token' });
 export const refreshTokenKey = createContextKey<string>('', { description: 'presented refresh token (unverified)' });

@@ -21,6 +21,7 @@ import {
   refreshTokenKey,
   requestIdKey,
   tokenKindKey,
+  tokenProcessFamilyKey,
   tokenProcessIdKey,
   tokenSessionIdKey,
   tokenUserIdKey,
@@ -51,6 +52,8 @@ export function contextInterceptor(logger: Logger): Interceptor {
     if (kind === 'client' || kind === 'process' || kind === 'session' || kind === 'refresh') req.contextValues.set(tokenKindKey, kind);
     const processId = req.header.get(HEADERS.processId);
     if (processId && SUBJECT.test(processId)) req.contextValues.set(tokenProcessIdKey, processId);
+    const processFamily = req.header.get(HEADERS.processFamily);
+    if (processFamily === 'auth' || processFamily === 'connect') req.contextValues.set(tokenProcessFamilyKey, processFamily);
     const userId = req.header.get(HEADERS.userId);
     if (userId && SUBJECT.test(userId)) req.contextValues.set(tokenUserIdKey, userId);
     const sessionId = req.header.get(HEADERS.sessionId);

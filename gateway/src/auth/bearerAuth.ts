@@ -43,7 +43,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * Internal headers that tell the services who called (built from verified claims only, never
- * copied from the client): the token kind, the process (process tokens) or user and session
+ * copied from the client): the token kind, the process and its family (process tokens) or user and session
  * (session tokens) the token names, or the refresh token for the connect service to check.
  */
 export function identityHeaders(principal: Principal | undefined): Record<string, string> {
@@ -51,6 +51,9 @@ export function identityHeaders(principal: Principal | undefined): Record<string
   const out: Record<string, string> = { 'x-passkeyauth-token-kind': principal.kind };
   const sub = typeof principal.claims?.sub === 'string' ? principal.claims.sub : undefined;
   if (sub && principal.kind === 'process') out['x-passkeyauth-process-id'] = sub;
+  // Which flows the process belongs to (signProcessToken.ts); absent in tokens signed before the claim existed.
+  const family = principal.claims?.family;
+  if (principal.kind === 'process' && (family === 'auth' || family === 'connect')) out['x-passkeyauth-process-family'] = family;
   if (sub && principal.kind === 'session') out['x-passkeyauth-user-id'] = sub;
   const sid = principal.claims?.sid;
   if (typeof sid === 'string' && principal.kind === 'session') out['x-passkeyauth-session-id'] = sid;

@@ -13,6 +13,7 @@
  */
 import { failedPrecondition, notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
@@ -21,7 +22,7 @@ import { pickDefaultMethod } from './pickDefaultMethod.js';
 
 export async function getVerificationStatus(deps: Pick<AuthFlowDeps, 'authProcesses' | 'now'>, call: FlowCall): Promise<Block> {
   if (!call.processId) throw unauthenticated('process_token_required', 'this endpoint needs a process token (from /v2/auth/process/init, signup/init or login/init)');
-  if (!call.processId.startsWith('apr-')) throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
+  if (processFamilyOf(call) !== 'auth') throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
   const process = await deps.authProcesses.find(call.projectId, call.processId);
   if (!process) throw notFound('process_not_found', 'the process does not exist (any more)');
 

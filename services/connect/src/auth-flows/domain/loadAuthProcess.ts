@@ -6,12 +6,13 @@
 import { notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { checkMovable } from './checkMovable.js';
 
 export async function loadAuthProcess(deps: Pick<AuthFlowDeps, 'authProcesses' | 'now'>, call: FlowCall, from: readonly BlockType[]): Promise<AuthProcessRecord> {
   if (!call.processId) throw unauthenticated('process_token_required', 'this endpoint needs a process token (from /v2/auth/process/init, signup/init or login/init)');
-  if (!call.processId.startsWith('apr-')) throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
+  if (processFamilyOf(call) !== 'auth') throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
   const process = await deps.authProcesses.find(call.projectId, call.processId);
   if (!process) throw notFound('process_not_found', 'the process does not exist (any more)');
   checkMovable(process, from, deps.now());

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
 import type { ProcessEvent } from '../store/authProcesses.js';
 import type { AuthFlowDeps } from './authDeps.js';
 
@@ -27,7 +28,7 @@ export function summarizeProcessEvent(event: { type: string; challenge?: string 
 
 export async function recordProcessEvent(deps: Pick<AuthFlowDeps, 'authProcesses' | 'now'>, call: FlowCall, event: { type: string; challenge?: string }): Promise<void> {
   if (!call.processId) throw unauthenticated('process_token_required', 'this endpoint needs a process token');
-  if (!call.processId.startsWith('apr-')) throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
+  if (processFamilyOf(call) !== 'auth') throw permissionDenied('wrong_process', 'the process token belongs to a connect flow, not to sign-up or login');
   const now = deps.now();
   const stored = await deps.authProcesses.appendEvent(call.projectId, call.processId, summarizeProcessEvent(event, now), now);
   if (!stored) throw notFound('process_not_found', 'the process does not exist (any more) or has expired');

@@ -43,6 +43,6 @@ export async function startAuthProcess(
     expiresAt: new Date(expiresAt * 1000),
   };
   await deps.authProcesses.insert(process);
-  const token = await signProcessToken(deps, call.projectId, process._id, Math.max(1, expiresAt - Math.floor(deps.now().getTime() / 1000)));
+  const token = await signProcessToken(deps, call.projectId, process._id, 'auth', Math.max(1, expiresAt - Math.floor(deps.now().getTime() / 1000)));
   return { process, newProcess: { token, expiresAt } };
 }

@@ -31,4 +31,9 @@ export interface FlowCall extends ServiceCall {
   userAgent: string;
   /** The process a verified process token names (calls after init). */
   processId?: string;
+  /** Its family, from the token's `family` claim (absent in tokens signed before the claim; see processFamilyOf.ts). */
+  processFamily?: ProcessFamily;
 }
+
+/** Which flows a process belongs to: sign-up/login (auth-flows) or the connect flows. */
+export type ProcessFamily = 'auth' | 'connect';

@@ -74,7 +74,7 @@ export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: Ini
     expiresAt: new Date(expiresAt * 1000),
   };
   await deps.processes.insert(process);
-  const processToken = await signProcessToken(deps, call.projectId, process._id, expiresAt - Math.floor(deps.now().getTime() / 1000) || 1);
+  const processToken = await signProcessToken(deps, call.projectId, process._id, 'connect', expiresAt - Math.floor(deps.now().getTime() / 1000) || 1);
 
   const result: InitializedFlow = {
     processToken,
