@@ -3,27 +3,8 @@ import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { Level, Logger } from 'pino';
 import { unauthenticated } from './errors.js';
 
-/** Headers the gateway (and services calling each other) use to pass the request's identity along. */
-export const HEADERS = {
-  requestId: 'x-request-id',
-  projectId: 'x-passkeyauth-project-id',
-  /** The end user's (or calling server's) network address as the gateway saw it, for rate limits. */
-  clientAddress: 'x-passkeyauth-client-address',
-  /** The end user's User-Agent as the gateway saw it (frontend API). */
-  userAgent: 'x-passkeyauth-user-agent',
-  /** Frontend API: the kind of the verified bearer token (client, process, session). */
-  tokenKind: 'x-passkeyauth-token-kind',
-  /** Frontend API: the process a verified process token names. */
-  processId: 'x-passkeyauth-process-id',
-  /** Frontend API: the family of that process (the token's `family` claim: auth or connect). */
-  processFamily: 'x-passkeyauth-process-family',
-  /** Frontend API: the user a verified session token names. */
-  userId: 'x-passkeyauth-user-id',
-  /** Frontend API: the session a verified session token names (its `sid`). */
-  sessionId: 'x-passkeyauth-session-id',
-  /** Frontend API: a refresh token (opaque; the connect service checks it by its hash). */
-  refreshToken: 'x-passkeyauth-refresh-token',
-} as const;
+/** The internal header names live with the other wire constants; re-exported for the services' clients. */
+export { HEADERS } from './wire.js';
 
 export const requestIdKey = createContextKey<string>('', { description: 'request ID' });
 export const projectIdKey = createContextKey<string>('', { description: 'authenticated project ID' });

@@ -30,8 +30,8 @@ import {
 import { DomainError, RelayedError, type ErrorKind, type FieldProblem } from './errors.js';
 import { isStoreOutage } from './isStoreOutage.js';
 import type { Metrics } from './metrics.js';
+import { PROJECT_ID } from './wire.js';
 
-const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** IDs carried in token subjects ("cpr-…", "usr-…"). */
 const SUBJECT = /^[a-z]{3}-[0-9]{1,30}$/;

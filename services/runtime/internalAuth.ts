@@ -16,9 +16,10 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
+import { HEADERS } from './wire.js';
 import { callPolicyFor, INTERNAL_CALLERS, procedureOf, type InternalCaller, type InternalService } from './internalCallPolicy.js';
 
-export const CALLER_HEADER = 'x-passkeyauth-caller';
+export const CALLER_HEADER = HEADERS.caller;
 /** A token is valid this long; callers renew theirs at half of it. */
 const TOKEN_SECONDS = 60;
 /** The longest lifetime (exp - iat) a service accepts: a token minted for longer is refused. */

@@ -12,6 +12,7 @@ import {
   SignPasskeyDataResponseSchema,
 } from '../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { GetUserResponseSchema, UserService } from '../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { HEADERS } from '../../services/runtime/wire.js';
 
 export interface TestProject {
   projectId: string;
@@ -50,7 +51,7 @@ export class FakeConnect {
   }
 
   private header(ctx: HandlerContext): string {
-    return ctx.requestHeader.get('x-passkeyauth-project-id') ?? '';
+    return ctx.requestHeader.get(HEADERS.projectId) ?? '';
   }
 
   transport() {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { createTtlCache } from '../../../services/runtime/ttlCache.js';
+import { PROJECT_ID } from '../../../services/runtime/wire.js';
 import { HttpError } from '../errorResponse.js';
 
 const CACHE_MS = 30_000;
@@ -46,7 +47,7 @@ export class BasicAuthenticator {
     const colon = decoded.indexOf(':');
     const projectId = colon > 0 ? decoded.slice(0, colon) : '';
     const apiSecret = colon > 0 ? decoded.slice(colon + 1) : '';
-    if (!/^pro-[0-9]{1,30}$/.test(projectId) || apiSecret.length === 0 || apiSecret.length > 256) {
+    if (!PROJECT_ID.test(projectId) || apiSecret.length === 0 || apiSecret.length > 256) {
       throw await this.wrongCredentials(source);
     }
     try {

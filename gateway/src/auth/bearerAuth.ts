@@ -7,6 +7,7 @@
  */
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
+import { HEADERS, PROJECT_ID } from '../../../services/runtime/wire.js';
 import { HttpError } from '../errorResponse.js';
 import type { TokenKind } from '../routeTable.js';
 import type { ProjectDirectory, ProjectInfo } from './projectDirectory.js';
@@ -24,7 +25,6 @@ export interface Principal {
 /** Refresh tokens are opaque (not JWTs): "rt_" and 43 base64url characters. */
 const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 
-const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="passkeyauth frontend API"' };
 
 const unauthorized = (type: string, details: string) =>
@@ -48,16 +48,16 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  */
 export function identityHeaders(principal: Principal | undefined): Record<string, string> {
   if (!principal) return {};
-  const out: Record<string, string> = { 'x-passkeyauth-token-kind': principal.kind };
+  const out: Record<string, string> = { [HEADERS.tokenKind]: principal.kind };
   const sub = typeof principal.claims?.sub === 'string' ? principal.claims.sub : undefined;
-  if (sub && principal.kind === 'process') out['x-passkeyauth-process-id'] = sub;
+  if (sub && principal.kind === 'process') out[HEADERS.processId] = sub;
   // Which flows the process belongs to (signProcessToken.ts); absent in tokens signed before the claim existed.
   const family = principal.claims?.family;
-  if (principal.kind === 'process' && (family === 'auth' || family === 'connect')) out['x-passkeyauth-process-family'] = family;
-  if (sub && principal.kind === 'session') out['x-passkeyauth-user-id'] = sub;
+  if (principal.kind === 'process' && (family === 'auth' || family === 'connect')) out[HEADERS.processFamily] = family;
+  if (sub && principal.kind === 'session') out[HEADERS.userId] = sub;
   const sid = principal.claims?.sid;
-  if (typeof sid === 'string' && principal.kind === 'session') out['x-passkeyauth-session-id'] = sid;
-  if (principal.kind === 'refresh' && principal.refreshToken) out['x-passkeyauth-refresh-token'] = principal.refreshToken;
+  if (typeof sid === 'string' && principal.kind === 'session') out[HEADERS.sessionId] = sid;
+  if (principal.kind === 'refresh' && principal.refreshToken) out[HEADERS.refreshToken] = principal.refreshToken;
   return out;
 }
 

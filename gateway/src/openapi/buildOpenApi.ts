@@ -4,6 +4,7 @@
  * auth schemes and the errorRsp answers.
  */
 import type { DescField, DescMessage } from '@bufbuild/protobuf';
+import { PROJECT_ID_PATTERN } from '../../../services/runtime/wire.js';
 import type { Listener, Route } from '../routeTable.js';
 import { ENVELOPE_SCHEMAS, ERROR_RESPONSES, errorResponsesOf, RESPONSE_HEADERS } from './errorSchemas.js';
 import { schemaRef, type JsonSchema, type OpenApiDocument, type OpenApiOperation, type OpenApiParameter, type OpenApiResponse } from './jsonSchema.js';
@@ -19,7 +20,6 @@ export interface OpenApiOptions {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const PROJECT_ID_PATTERN = '^pro-[0-9]{1,30}$';
 
 const TITLES: Record<Listener, string> = { frontend: 'passkeyauth frontend API', backend: 'passkeyauth backend API' };
 const DESCRIPTIONS: Record<Listener, string> = {

@@ -1,13 +1,12 @@
 /** Validation and normalization of project settings; every problem is an invalid_argument DomainError. */
 import { invalidArgument } from '../../../../runtime/errors.js';
+import { PROJECT_ID } from '../../../../runtime/wire.js';
 import type { ChallengeDelivery, Environment, UserVerification } from '../store/projects.js';
 
 export const ENVIRONMENTS: readonly Environment[] = ['development', 'production'];
 
 /** The literal a frontend API URL template may contain, replaced by the project ID. */
 export const PROJECT_ID_SLOT = '{projectID}';
-
-const PROJECT_ID = /^pro-[0-9]{1,30}$/;
 
 function invalid(field: string, message: string) {
   return invalidArgument('validation_error', `${field} ${message}`, [{ field, message }]);
