@@ -75,6 +75,36 @@ describe('Supervisor', () => {
   });
 });
 
+describe('Supervisor.stop with a stopLast process (the store)', () => {
+  it('stops it only after the others have exited, however long they take to stop', async () => {
+    const out: string[] = [];
+    const supervisor = new Supervisor((line) => out.push(line));
+    // Started first, as the store is: start order alone must not decide the stop order.
+    await supervisor.start({ ...sleeper, name: 'store', stopLast: true });
+    // Takes 400 ms to stop, as a service draining and flushing its batch does.
+    const slow = "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 400)); console.log(`pid ${process.pid}`); setInterval(() => {}, 1000);";
+    await supervisor.start({ ...sleeper, name: 'service', args: ['-e', slow] });
+    await supervisor.stop();
+    const stopped = out.filter((l) => / stopped \(/.test(l)).map((l) => l.split('|')[0].replace(/\x1b\[\d+m/g, '').trim());
+    expect(stopped).toEqual(['service', 'store']);
+  });
+
+  it('runs it in its own process group, out of reach of a signal to the supervisor’s group', async () => {
+    const out: string[] = [];
+    const supervisor = new Supervisor((line) => out.push(line));
+    try {
+      await supervisor.start({ ...sleeper, name: 'store', stopLast: true });
+      await supervisor.start({ ...sleeper, name: 'service' });
+      const [storePid, servicePid] = pidsIn(out);
+      // A process group with the store's pid exists only if the store leads its own group.
+      expect(() => process.kill(-storePid, 0)).not.toThrow();
+      expect(() => process.kill(-servicePid, 0)).toThrow();
+    } finally {
+      await supervisor.stop();
+    }
+  });
+});
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
