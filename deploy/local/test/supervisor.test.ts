@@ -1,4 +1,5 @@
 /** The supervisor's restart policy: a crashed process comes back at once, a crash loop backs off. */
+import { stripVTControlCharacters } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restartDelayMs, Supervisor, type ProcessSpec } from '../supervisor.js';
 
@@ -85,7 +86,7 @@ describe('Supervisor.stop with a stopLast process (the store)', () => {
     const slow = "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 400)); console.log(`pid ${process.pid}`); setInterval(() => {}, 1000);";
     await supervisor.start({ ...sleeper, name: 'service', args: ['-e', slow] });
     await supervisor.stop();
-    const stopped = out.filter((l) => / stopped \(/.test(l)).map((l) => l.split('|')[0].replace(/\x1b\[\d+m/g, '').trim());
+    const stopped = out.filter((l) => / stopped \(/.test(l)).map((l) => stripVTControlCharacters(l.split('|')[0]).trim());
     expect(stopped).toEqual(['service', 'store']);
   });
 
