@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  *            store or one service in its own process), a few minutes on two cores;
  *   "all"    the above plus the suites that start the whole stack (`npm start`'s processes):
  *            end-to-end (test/e2e), attacks (test/attacks), browser (test/browser), fuzz (test/fuzz) and the container
- *            image (test/deploy/container); `npm run test:all` runs it, then the fault tier and
+ *            image (test/deploy/container) and `npm start` itself (deploy/local/test/start.test.ts); `npm run test:all` runs it, then the fault tier and
  *            the embedded store with every document spilled;
  *   "faults" test/faults alone, one file at a time: they kill processes and flood listeners, and
  *            measure what that does, which must neither disturb other suites (a killed process's
@@ -17,7 +17,7 @@ if (!['fast', 'all', 'faults'].includes(tier)) throw new Error(`PASSKEYAUTH_TEST
 
 const fast = ['deploy/**/test/**/*.test.ts', 'services/**/test/**/*.test.ts', 'gateway/test/**/*.test.ts', 'test/**/*.test.ts'];
 /** The suites that start the whole stack. */
-const stack = ['test/e2e/**', 'test/attacks/**', 'test/browser/**', 'test/fuzz/**', 'test/deploy/container.test.ts'];
+const stack = ['test/e2e/**', 'test/attacks/**', 'test/browser/**', 'test/fuzz/**', 'test/deploy/container.test.ts', 'deploy/local/test/start.test.ts'];
 
 export default defineConfig({
   test: {

@@ -90,7 +90,7 @@ function storeHeapLimitMb(): number {
  * `dataDir`; ready once it prints the URI it listens on.
  */
 export function embeddedMongoProcess(opts: { port: number; dataDir: string }): ProcessSpec {
-  const spec = node('mongo', ['--port', String(opts.port), '--data-dir', opts.dataDir]);
+  const spec = node('mongo', ['--port', String(opts.port), '--data-dir', opts.dataDir, '--stop-with-stdin']);
   return {
     name: 'mongo',
     command: spec.command,
@@ -112,6 +112,8 @@ export function embeddedMongoProcess(opts: { port: number; dataDir: string }): P
     args: [`--max-old-space-size=${storeHeapLimitMb()}`, '--max-semi-space-size=16', '--heap-growing-percent=50', ...spec.args],
     env: { MALLOC_ARENA_MAX: '2' },
     ready: (lines) => lines.some((l) => l.startsWith('listening on mongodb://')),
+    // The services flush into it while they stop (supervisor.ts).
+    stopLast: true,
   };
 }
 

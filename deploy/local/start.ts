@@ -3,33 +3,52 @@
  * if a source changed (buildBundles.ts), starts the embedded MongoDB-compatible store (unless
  * MONGODB_URI points at a real MongoDB) and the maildev mail catcher (unless SMTP_URL points at a
  * real mail server), then the three services and the gateway, all at once, while it creates or
- * reuses the demo projects (one serving the self-service sign-up, one for connect, where it is off),
- * writes their credentials to .local/demo-project.json and starts the demo app on them
- * (http://localhost:3000, DEMO_PORT), and the TLS front that serves the frontend API on
- * https://{projectID}.localhost:8443 for the published web SDKs (TLS_FRONT_PORT; TLS_FRONT=off
- * leaves it out). It waits until all are ready.
- * Ctrl-C / SIGTERM stops everything; a crashed process is restarted.
+ * reuses the demo projects (one serving the self-service sign-up, one for connect, where it is off)
+ * and starts the demo app on them (http://localhost:3000, DEMO_PORT), and the TLS front that serves
+ * the frontend API on https://{projectID}.localhost:8443 for the published web SDKs
+ * (TLS_FRONT_PORT; TLS_FRONT=off leaves it out). It waits until all are ready.
+ *
+ * The ready signal is .local/demo-project.json (the demo projects' credentials): removed first
+ * thing, written (atomically) only once every process answers its readiness check, and removed
+ * again when the stack stops, so a script can poll for it and call the stack the moment it appears.
+ * The demo app runs on its own copy, .local/demo-app-project.json, which it needs before the stack
+ * is ready; that copy also keeps the credentials for the next start to reuse.
+ *
+ * Ctrl-C / SIGTERM / SIGHUP stops everything, the embedded store last (supervisor.ts, stopLast):
+ * the services write what they still hold while they stop. A crashed process is restarted.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildBundles } from './buildBundles.js';
 import { LOCAL_DIR, localInternalAuthKeys, localMasterKey } from './localSecrets.js';
 import { DEFAULT_DEMO_PORT, DEFAULT_MAIL_CATCHER_PORTS, DEFAULT_PORTS, DEFAULT_TLS_FRONT_PORT, demoProcess, embeddedMongoProcess, mailCatcherProcess, stackProcesses, tlsFrontProcess } from './processes.js';
 import { Supervisor } from './supervisor.js';
+import { writeFileAtomically } from './writeFileAtomically.js';
 
+/** The ready signal: exists only while the whole stack answers. */
 const DEMO_FILE = join(LOCAL_DIR, 'demo-project.json');
+/** The demo app's copy of the same credentials, written before it starts. */
+const DEMO_APP_FILE = join(LOCAL_DIR, 'demo-app-project.json');
+
+// A file left by an earlier run (killed before it could remove it) must not read as "ready" now;
+// moved, not deleted, so its credentials are reused when they still work (ensureDemoProject).
+mkdirSync(LOCAL_DIR, { recursive: true });
+if (existsSync(DEMO_FILE)) renameSync(DEMO_FILE, DEMO_APP_FILE);
 
 const supervisor = new Supervisor();
 let shuttingDown = false;
 const shutdown = async (signal: string) => {
   if (shuttingDown) return;
   shuttingDown = true;
+  // First, so nothing starts calling a stack that is going away.
+  rmSync(DEMO_FILE, { force: true });
   process.stdout.write(`\n${signal}: stopping the local stack…\n`);
   await supervisor.stop();
+  process.stdout.write('local stack stopped\n');
   process.exit(0);
 };
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+// SIGHUP: the terminal closed. It reaches the store no more than Ctrl-C does (own process group).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
 
 const ports = DEFAULT_PORTS;
 const mongoPort = Number(process.env.EMBEDDED_MONGO_PORT ?? 27017);
@@ -79,13 +98,18 @@ try {
   if (tlsFrontPort !== undefined) services.push(supervisor.start(tlsFrontProcess({ port: tlsFrontPort, gatewayPort: ports.frontend, caDir: join(LOCAL_DIR, 'tls') })));
   const demoStarted = (async () => {
     const { ensureDemoProject } = await demoProjectModule;
-    const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_FILE });
-    writeFileSync(DEMO_FILE, `${JSON.stringify(project, null, 2)}\n`, { mode: 0o600 });
-    await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_FILE, mailInboxUrl, webSdkUrlSuffix: tlsFrontPort === undefined ? undefined : `localhost:${tlsFrontPort}` }));
+    const project = await ensureDemoProject({ mongodbUri, masterKey, frontendApiUrl, backendApiUrl, savedFile: DEMO_APP_FILE });
+    writeFileAtomically(DEMO_APP_FILE, `${JSON.stringify(project, null, 2)}\n`);
+    await supervisor.start(demoProcess({ port: demoPort, projectFile: DEMO_APP_FILE, mailInboxUrl, webSdkUrlSuffix: tlsFrontPort === undefined ? undefined : `localhost:${tlsFrontPort}` }));
     return project;
   })();
   await allSettled([demoStarted, mailReady, ...services]);
   const demo = await demoStarted;
+  // Every start above resolved only once its process answered its readiness check (/readyz for
+  // the services and the gateway), so a call made the moment this file appears is served.
+  // Ctrl-C while starting: no ready file for a stack being stopped (the catch below stays quiet).
+  if (shuttingDown) throw new Error('stopping');
+  writeFileAtomically(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`);
   const demoUrl = `http://localhost:${demoPort}`;
   const demoOriginNote = demo.origins.includes(demoUrl) ? '' : `   (not an origin of the demo project: passkeys fail there; use DEMO_PORT=3000)`;
   process.stdout.write(

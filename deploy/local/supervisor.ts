@@ -14,6 +14,15 @@ export interface ProcessSpec {
   env?: Record<string, string>;
   /** Resolves when the process is ready to serve; given the lines it printed so far. */
   ready: (lines: string[]) => Promise<boolean> | boolean;
+  /**
+   * The store the others write to: stopped only after every other process has exited, since the
+   * services write what they still hold (the ceremony service's event batch) while they stop.
+   * It runs in its own process group, so a Ctrl-C in the terminal (SIGINT to the whole group) or a
+   * `kill -- -PGID` reaches the supervisor and the services but not it; the supervisor stops it
+   * last. (Telling it to ignore SIGINT would not cover a group SIGTERM.) It must then stop by
+   * itself when the supervisor's stdin pipe closes, since no group signal reaches it any more.
+   */
+  stopLast?: boolean;
 }
 
 const COLORS = [36, 35, 33, 32, 34, 31];
@@ -56,7 +65,7 @@ export class Supervisor {
       const launchedAt = Date.now();
       // stdin is a pipe the child watches: it stops when the pipe closes, so no process outlives
       // its supervisor however the supervisor ends (handleShutdown in services/runtime/lifecycle.ts).
-      const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env, [SUPERVISED_ENV]: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env, [SUPERVISED_ENV]: '1' }, stdio: ['pipe', 'pipe', 'pipe'], detached: spec.stopLast === true });
       child.stdin!.on('error', () => undefined);
       this.children.set(spec.name, child);
       for (const stream of [child.stdout!, child.stderr!]) {
@@ -68,6 +77,8 @@ export class Supervisor {
       }
       child.once('exit', (code, signal) => {
         this.children.delete(spec.name);
+        // Said while stopping, so the order the stack went down in can be read (the store last).
+        if (this.stopping) this.out(`${prefix} stopped (${signal ?? `code ${code}`})`);
         if (this.stopping || this.held.has(spec.name)) return;
         // A clean exit is the process's own decision (e.g. it was sent SIGTERM directly): not a crash.
         if (code === 0 && signal === null) {
@@ -115,11 +126,17 @@ export class Supervisor {
     await this.start(entry.spec, entry.timeoutMs);
   }
 
-  /** SIGTERM to every process (in reverse start order), SIGKILL to any still running after the grace period. */
+  /**
+   * SIGTERM to every process, SIGKILL to any still running after the grace period; the processes
+   * marked stopLast (the store) only once all the others have exited, so none loses a write it
+   * makes while stopping.
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
-    const running = [...this.children.values()].reverse();
-    await Promise.all(running.map((child) => terminate(child, graceMs)));
+    const last = (name: string) => this.specs.get(name)?.spec.stopLast === true;
+    const running = [...this.children.entries()];
+    await Promise.all(running.filter(([name]) => !last(name)).map(([, child]) => terminate(child, graceMs)));
+    await Promise.all(running.filter(([name]) => last(name)).map(([, child]) => terminate(child, graceMs)));
   }
 }
 

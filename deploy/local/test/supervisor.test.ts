@@ -1,4 +1,5 @@
 /** The supervisor's restart policy: a crashed process comes back at once, a crash loop backs off. */
+import { stripVTControlCharacters } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restartDelayMs, Supervisor, type ProcessSpec } from '../supervisor.js';
 
@@ -72,6 +73,36 @@ describe('Supervisor', () => {
     (supervisor as unknown as { children: Map<string, { stdin: { end(): void } }> }).children.get('watcher')!.stdin.end();
     await expect.poll(() => out.some((l) => l.includes('supervisor gone')), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+  });
+});
+
+describe('Supervisor.stop with a stopLast process (the store)', () => {
+  it('stops it only after the others have exited, however long they take to stop', async () => {
+    const out: string[] = [];
+    const supervisor = new Supervisor((line) => out.push(line));
+    // Started first, as the store is: start order alone must not decide the stop order.
+    await supervisor.start({ ...sleeper, name: 'store', stopLast: true });
+    // Takes 400 ms to stop, as a service draining and flushing its batch does.
+    const slow = "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 400)); console.log(`pid ${process.pid}`); setInterval(() => {}, 1000);";
+    await supervisor.start({ ...sleeper, name: 'service', args: ['-e', slow] });
+    await supervisor.stop();
+    const stopped = out.filter((l) => / stopped \(/.test(l)).map((l) => stripVTControlCharacters(l.split('|')[0]).trim());
+    expect(stopped).toEqual(['service', 'store']);
+  });
+
+  it('runs it in its own process group, out of reach of a signal to the supervisor’s group', async () => {
+    const out: string[] = [];
+    const supervisor = new Supervisor((line) => out.push(line));
+    try {
+      await supervisor.start({ ...sleeper, name: 'store', stopLast: true });
+      await supervisor.start({ ...sleeper, name: 'service' });
+      const [storePid, servicePid] = pidsIn(out);
+      // A process group with the store's pid exists only if the store leads its own group.
+      expect(() => process.kill(-storePid, 0)).not.toThrow();
+      expect(() => process.kill(-servicePid, 0)).toThrow();
+    } finally {
+      await supervisor.stop();
+    }
   });
 });
 

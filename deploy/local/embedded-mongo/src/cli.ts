@@ -1,11 +1,12 @@
 /**
  * `npm run embedded-mongo -- --port 27017 --data-dir .data/mongo`
- * Prints `listening on mongodb://127.0.0.1:PORT` once ready; exits cleanly on SIGTERM/SIGINT.
+ * Prints `listening on mongodb://127.0.0.1:PORT` once ready; exits cleanly on SIGTERM/SIGINT, and
+ * with --stop-with-stdin also when its stdin closes (its parent is gone).
  */
 import { parseArgs } from 'node:util';
 import { startEmbeddedMongo } from './server.js';
 
-const USAGE = 'usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS] [--compact-after-bytes N] [--cache-mb N]\n';
+const USAGE = 'usage: embedded-mongo [--port N] [--data-dir DIR] [--ttl-interval SECONDS] [--compact-after-bytes N] [--cache-mb N] [--stop-with-stdin]\n';
 const options = {
   port: { type: 'string', default: '27017' },
   'data-dir': { type: 'string' },
@@ -14,6 +15,10 @@ const options = {
   'compact-after-bytes': { type: 'string' },
   // Recently written documents kept in memory (with --data-dir); default 64.
   'cache-mb': { type: 'string' },
+  // Under `npm start` the store runs in its own process group (deploy/local/supervisor.ts,
+  // stopLast), out of reach of the terminal's signals; its stdin is a pipe from the launcher, and
+  // its closing is how it learns the launcher is gone (even killed with SIGKILL).
+  'stop-with-stdin': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -65,6 +70,11 @@ try {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  if (values['stop-with-stdin']) {
+    process.stdin.once('end', shutdown);
+    process.stdin.once('error', shutdown);
+    process.stdin.resume();
+  }
 } catch (err) {
   process.stderr.write(`embedded-mongo: ${(err as Error).message}\n`);
   process.exit(1);

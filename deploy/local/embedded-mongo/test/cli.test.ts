@@ -90,6 +90,17 @@ describe.skipIf(!!process.env.MONGODB_URI)('embedded-mongo CLI', () => {
     proc = undefined;
   });
 
+  it('with --stop-with-stdin, exits 0 when its stdin closes (its supervisor is gone) and not before', async () => {
+    proc = await startCli(['--port', '0', '--stop-with-stdin']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(proc.child.exitCode).toBeNull();
+    proc.child.stdin!.end();
+    const timer = setTimeout(() => proc?.child.kill('SIGKILL'), 10_000);
+    expect(await proc.exited).toEqual({ code: 0, signal: null });
+    clearTimeout(timer);
+    proc = undefined;
+  });
+
   it.each([
     [['--port', 'abc'], /--port must be 0\.\.65535, got abc/],
     [['--port', '70000'], /--port must be 0\.\.65535/],

@@ -33,7 +33,8 @@ export interface CliProcess {
 function spawnRaw(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Exit> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], {
     cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // A pipe the test can close (--stop-with-stdin); the CLI does not read it otherwise.
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
