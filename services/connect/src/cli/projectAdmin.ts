@@ -21,7 +21,7 @@ import { projectCredentials, type ProjectCredentials } from './projectCredential
 
 export { AdminConfigError, DEFAULT_MONGODB_URI, MASTER_KEY_FILE, projectAdminConfigFromEnv, REPO_ROOT, type ProjectAdminConfig } from './projectAdminConfig.js';
 export type { ProjectCredentials } from './projectCredentials.js';
-export { UsageError } from './usageError.js';
+export { UsageError } from './commands/projectCommand.js';
 export { parseProjectCommand, PROJECT_COMMANDS, USAGE, type ParsedCommand, type ProjectCommand, type ProjectCommandResult } from './commands/index.js';
 
 export interface ProjectAdmin {

@@ -1,7 +1,7 @@
 /** The option checks several commands share; each throws UsageError with the message the CLI prints. */
 import { CLONE_DETECTION_POLICIES } from '../../projects/domain/cloneDetection.js';
 import { SELF_SERVICE_SETTINGS } from '../../projects/domain/selfServiceFlows.js';
-import { UsageError } from '../usageError.js';
+import { UsageError } from './projectCommand.js';
 
 type OptionValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
 

@@ -1,9 +1,8 @@
 import { createProject, type CreateProjectInput } from '../../projects/domain/createProject.js';
 import { MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../../projects/domain/eventRetention.js';
 import { projectCredentials } from '../projectCredentials.js';
-import { UsageError } from '../usageError.js';
 import { cloneDetectionOption, daysOption, requiredOption, selfServiceOption } from './checkOptions.js';
-import { defineProjectCommand } from './projectCommand.js';
+import { defineProjectCommand, UsageError } from './projectCommand.js';
 
 export const createProjectCommand = defineProjectCommand({
   name: 'create',

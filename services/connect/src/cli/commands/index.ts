@@ -6,12 +6,11 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_PROJECT_URLS, type ProjectDeps } from '../../projects/domain/projectDeps.js';
 import { DEFAULT_MONGODB_URI, MASTER_KEY_FILE } from '../projectAdminConfig.js';
-import { UsageError } from '../usageError.js';
 import { addOriginCommand } from './addOriginCommand.js';
 import { createProjectCommand } from './createProjectCommand.js';
 import { issueInvitationCommand } from './issueInvitationCommand.js';
 import { listProjectsCommand } from './listProjectsCommand.js';
-import type { OptionValuesOf, ParseArgsOptionsConfig, ProjectCommandSpec } from './projectCommand.js';
+import { UsageError, type OptionValuesOf, type ParseArgsOptionsConfig, type ProjectCommandSpec } from './projectCommand.js';
 import { rotateSecretCommand } from './rotateSecretCommand.js';
 import { rotateSigningKeyCommand } from './rotateSigningKeyCommand.js';
 import { updateConnectSettingsCommand } from './updateConnectSettingsCommand.js';

@@ -1,7 +1,6 @@
 import { issueInvitation } from '../../connect-flows/domain/issueInvitation.js';
-import { UsageError } from '../usageError.js';
 import { requiredOption } from './checkOptions.js';
-import { defineProjectCommand } from './projectCommand.js';
+import { defineProjectCommand, UsageError } from './projectCommand.js';
 
 export const issueInvitationCommand = defineProjectCommand({
   name: 'invite',

@@ -1,6 +1,9 @@
 import type { parseArgs, ParseArgsConfig } from 'node:util';
 import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
 
+/** A command line that cannot be run as given; the CLI prints the message and exits with 2. */
+export class UsageError extends Error {}
+
 /** A command's options, as node:util parseArgs takes them. */
 export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 

@@ -1,7 +1,6 @@
 import { parseConnectFlags, updateConnectSettings } from '../../projects/domain/updateConnectSettings.js';
-import { UsageError } from '../usageError.js';
 import { requiredOption } from './checkOptions.js';
-import { defineProjectCommand } from './projectCommand.js';
+import { defineProjectCommand, UsageError } from './projectCommand.js';
 
 export const updateConnectSettingsCommand = defineProjectCommand({
   name: 'connect-settings',

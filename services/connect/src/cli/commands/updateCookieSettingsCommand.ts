@@ -1,8 +1,7 @@
 import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
 import { updateCookieSettings } from '../../sessions/domain/updateCookieSettings.js';
-import { UsageError } from '../usageError.js';
 import { requiredOption } from './checkOptions.js';
-import { defineProjectCommand } from './projectCommand.js';
+import { defineProjectCommand, UsageError } from './projectCommand.js';
 
 export const updateCookieSettingsCommand = defineProjectCommand({
   name: 'cookie-settings',

@@ -18,9 +18,8 @@ import {
   sessionLifetimeOf,
 } from '../../sessions/domain/sessionLifetimes.js';
 import { updateSessionSettings } from '../../sessions/domain/updateSessionSettings.js';
-import { UsageError } from '../usageError.js';
 import { requiredOption, secondsOption } from './checkOptions.js';
-import { defineProjectCommand } from './projectCommand.js';
+import { defineProjectCommand, UsageError } from './projectCommand.js';
 
 export const updateSessionSettingsCommand = defineProjectCommand({
   name: 'session-settings',
