@@ -7,11 +7,11 @@
  * fields absent or present) and how a domain error reaches the caller as a Connect code with its
  * ErrorInfo type. The flows' rules themselves are tested on the domain (authFlows.test.ts).
  */
-import { toJson } from '@bufbuild/protobuf';
+import { toJson, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
-import type { FrontendClientInformation } from '../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import type { FrontendClientInformationSchema } from '../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { AuthFlowService, GetProcessConfigResponseSchema, ProcessInitResponseSchema, type ProcessResponse } from '../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import { ConnectFlowService } from '../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
@@ -47,8 +47,8 @@ beforeEach(() => {
   connect = createClient(ConnectFlowService, transport);
 });
 
-const CAPABLE: Partial<FrontendClientInformation> = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true };
-const INCAPABLE: Partial<FrontendClientInformation> = { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false };
+const CAPABLE: MessageInitShape<typeof FrontendClientInformationSchema> = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true };
+const INCAPABLE: MessageInitShape<typeof FrontendClientInformationSchema> = { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false };
 
 /**
  * The headers the gateway sets on a frontend call: request ID, project, the end user's address and
@@ -193,7 +193,7 @@ describe('F1 sign-up', () => {
 
 describe('F2 login', () => {
   it('with a passkey: AuthLoginInit → PasskeyLoginStart → PasskeyLoginFinish', async () => {
-    const { user } = await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'turing@example.com' });
+    const { user } = await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'turing@example.com' }, undefined);
     const { call } = await init(CAPABLE, 'login-init');
     const login = await rpc.authLoginInit({ identifierValue: 'turing@example.com', isPhone: false }, call);
     expect(blockOf(login)).toMatchObject({ block: 'passkey-verify', authType: 'login', data: { challenge: ASSERTION_OPTIONS, identifierValue: 'turing@example.com' } });
@@ -209,7 +209,7 @@ describe('F2 login', () => {
   });
 
   it('by autofill: PasskeyMediationFinish names the user by the passkey', async () => {
-    const { user } = await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'noether@example.com' });
+    const { user } = await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'noether@example.com' }, undefined);
     ceremony.passkeyData = { id: 'cre-4', userId: user._id, username: 'noether@example.com', challengeId: 'cha-4', ceremonyType: 'local' };
     const { call } = await init(CAPABLE, 'login-init');
     const done = await rpc.passkeyMediationFinish({ signedChallenge: '{"id":"m"}' }, call);
@@ -218,7 +218,7 @@ describe('F2 login', () => {
   });
 
   it('PasskeyLoginStart where no passkey login is possible is failed_precondition passkey_login_unavailable', async () => {
-    await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'nokeys@example.com' });
+    await ensureUserForIdentifier(env.deps, S, { type: 'email', value: 'nokeys@example.com' }, undefined);
     const { call } = await init(CAPABLE, 'login-init');
     await rpc.authLoginInit({ identifierValue: 'nokeys@example.com', isPhone: false }, call);
     ceremony.startedLogin = { loginAllow: false, assertionOptions: '' };

@@ -6,11 +6,11 @@
  * and how a domain error reaches the caller as a Connect code with its ErrorInfo type. The flows'
  * rules themselves are tested on the domain (connectLoginFlow, connectAppendFlow).
  */
-import { toJson } from '@bufbuild/protobuf';
+import { toJson, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
-import type { FrontendClientInformation } from '../../../gen/passkeyauth/common/v1/client_information_pb.js';
+import type { FrontendClientInformationSchema } from '../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import {
   AppendInitResponseSchema,
   ConnectFlowService,
@@ -44,8 +44,8 @@ beforeEach(() => {
 });
 
 /** The browser as the web SDK describes itself at init (passkeys and autofill available). */
-const CAPABLE: Partial<FrontendClientInformation> = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { hybridTransport: true } };
-const INCAPABLE: Partial<FrontendClientInformation> = { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false };
+const CAPABLE: MessageInitShape<typeof FrontendClientInformationSchema> = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { hybridTransport: true } };
+const INCAPABLE: MessageInitShape<typeof FrontendClientInformationSchema> = { isUserVerifyingPlatformAuthenticatorAvailable: false, isConditionalMediationAvailable: false };
 
 /**
  * The headers the gateway sets on a frontend call: request ID, project, the end user's address and
@@ -205,7 +205,7 @@ describe('append (F6 init, start, F10 finish)', () => {
 
 describe('manage (F7 init, list, delete)', () => {
   it('lists the user\'s passkeys (createdMs and lastUsedMs as int64) and deletes one, echoing its ID', async () => {
-    const { user } = await ensureUserForIdentifier(env.deps, A, { type: 'email', value: 'manage@example.com' });
+    const { user } = await ensureUserForIdentifier(env.deps, A, { type: 'email', value: 'manage@example.com' }, undefined);
     ceremony.passkeys.set(user._id, [passkey('cre-1', 'Y3JlZC0x', '2026-11-01T10:00:00'), passkey('cre-2', 'Y3JlZC0y', '2026-11-02T10:00:00')]);
     const init = await rpc.manageInit({ clientInformation: CAPABLE, flags: {}, invitationToken: '' }, await as());
     expect(init).toMatchObject({ manageAllowed: true, frontendApiUrl: 'http://localhost:8080' });
@@ -247,7 +247,7 @@ describe('errors as the caller sees them', () => {
   });
 
   it('a refusal of the ceremony port passes through with its kind and type', async () => {
-    await ensureUserForIdentifier(env.deps, A, { type: 'email', value: 'refused@example.com' });
+    await ensureUserForIdentifier(env.deps, A, { type: 'email', value: 'refused@example.com' }, undefined);
     const call = await as((await loginInit()).token);
     await rpc.loginStart({ identifier: 'refused@example.com', source: 'text-field', loginConnectToken: '', loadedMs: 50n }, call);
     ceremony.failures.finishLogin = invalidArgument('assertion_invalid', 'the signature does not verify');
