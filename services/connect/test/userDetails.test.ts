@@ -25,7 +25,7 @@ import { deleteMyAccount } from '../src/me/domain/deleteMyAccount.js';
 import { finishIdentifierVerification } from '../src/me/domain/finishIdentifierVerification.js';
 import { getMe } from '../src/me/domain/getMe.js';
 import { getUserDetailsConfig } from '../src/me/domain/getUserDetailsConfig.js';
-import { MAX_IDENTIFIERS_PER_TYPE } from '../src/me/domain/identifierLimits.js';
+import { MAX_IDENTIFIERS_PER_TYPE } from '../src/users/domain/identifierLimits.js';
 import type { MeCall, MeDeps } from '../src/me/domain/meDeps.js';
 import { removeMyIdentifier } from '../src/me/domain/removeMyIdentifier.js';
 import { startIdentifierVerification } from '../src/me/domain/startIdentifierVerification.js';

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import type { Identifier } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { createProject } from '../src/projects/domain/createProject.js';
+import { MAX_IDENTIFIERS_PER_TYPE } from '../src/users/domain/identifierLimits.js';
 import { as, clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -132,9 +133,37 @@ describe('identifiers', () => {
     await expect(newIdentifier(A, u2.userId, 'username', 'dup')).resolves.toBeDefined();
   });
 
+  it('are limited per type as on /v2/me: one more is failed_precondition identifier_limit_reached, and writes nothing', async () => {
+    const user = await newUser(A);
+    for (let i = 0; i < MAX_IDENTIFIERS_PER_TYPE.email; i++) await newIdentifier(A, user.userId, 'email', `cap${i}@example.com`, 'verified');
+    await newIdentifier(A, user.userId, 'username', 'capped');
+    // Somebody else only asserted the value (as /v2/me adds one): the refused create displaces nobody.
+    const asserter = await newUser(A);
+    const now = new Date();
+    await env.deps.identifiers.insert({ _id: 'ide-424242', projectId: A, userId: asserter.userId, type: 'email', value: 'cap-over@example.com', status: 'pending', source: 'self', claimed: false, createdAt: now, updatedAt: now });
+    expect(await rpcError(newIdentifier(A, user.userId, 'email', 'cap-over@example.com'))).toMatchObject({ code: Code.FailedPrecondition, type: 'identifier_limit_reached' });
+    expect(await env.deps.identifiers.listForUser(A, asserter.userId)).toMatchObject([{ value: 'cap-over@example.com', claimed: false }]);
+    expect(await rpcError(newIdentifier(A, user.userId, 'username', 'second'))).toMatchObject({ code: Code.FailedPrecondition, type: 'identifier_limit_reached' });
+    const held = await env.deps.identifiers.listForUser(A, user.userId);
+    expect(held.map((i) => i.value).sort()).toEqual([...Array.from({ length: MAX_IDENTIFIERS_PER_TYPE.email }, (_, i) => `cap${i}@example.com`), 'capped'].sort());
+    // The limit is per type: a phone still fits; after a delete, an email fits again.
+    await expect(newIdentifier(A, user.userId, 'phone', '+15550107777')).resolves.toBeDefined();
+    await rpc.users.deleteIdentifier({ userId: user.userId, identifierId: held.find((i) => i.value === 'cap0@example.com')!._id }, as(A));
+    await expect(newIdentifier(A, user.userId, 'email', 'cap-over@example.com')).resolves.toMatchObject({ value: 'cap-over@example.com' });
+  });
+
+  it('admit no more than the limit from concurrent creates of different values (the loser removes its own record)', async () => {
+    const user = await newUser(A);
+    const results = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => newIdentifier(A, user.userId, 'username', `race${i}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(MAX_IDENTIFIERS_PER_TYPE.username);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect(ConnectError.from((r as PromiseRejectedResult).reason).code).toBe(Code.FailedPrecondition);
+    expect((await env.deps.identifiers.listForUser(A, user.userId)).filter((i) => i.type === 'username')).toHaveLength(MAX_IDENTIFIERS_PER_TYPE.username);
+  });
+
   it('admit only one of several concurrent creates of the same value', async () => {
     const u = await newUser(A);
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => newIdentifier(A, u.userId, 'username', 'racer')));
+    // Email: five fit under the per-type limit, so only the value's uniqueness decides.
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => newIdentifier(A, u.userId, 'email', 'racer@example.com')));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results.filter((r) => r.status === 'rejected')) expect(ConnectError.from((r as PromiseRejectedResult).reason).code).toBe(Code.AlreadyExists);
   });
@@ -186,11 +215,15 @@ describe('ListIdentifiers', () => {
   beforeAll(async () => {
     P = (await createProject(env.deps, { name: 'Listing', rpId: 'localhost', origins: ['http://localhost:3000'] })).project._id;
     for (let i = 0; i < 3; i++) users.push((await newUser(P, `User ${i}`)).userId);
-    // 12 identifiers in creation order: for each of 4 rounds, one per user.
+    // 12 identifiers in creation order: for each of 4 rounds (email, username, email, phone: one
+    // username each, the per-type limit), one per user.
+    const kinds = ['email', 'username', 'email', 'phone'] as const;
+    const valueOf = { email: (n: string) => `id${n}@example.com`, username: (n: string) => `name${n}`, phone: (n: string) => `+155501000${n}` };
     for (let round = 0; round < 4; round++) {
       for (let u = 0; u < 3; u++) {
         const n = round * 3 + u;
-        await newIdentifier(P, users[u], round % 2 === 0 ? 'email' : 'username', round % 2 === 0 ? `id${String(n).padStart(2, '0')}@example.com` : `name${String(n).padStart(2, '0')}`, n % 3 === 0 ? 'verified' : 'pending');
+        const kind = kinds[round];
+        await newIdentifier(P, users[u], kind, valueOf[kind](String(n).padStart(2, '0')), n % 3 === 0 ? 'verified' : 'pending');
         // Distinct creation times keep "creation order" unambiguous on stores with millisecond clocks.
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -206,7 +239,7 @@ describe('ListIdentifiers', () => {
     expect(first.identifiers[0].value).toBe('id00@example.com');
     const second = await list([], '', 2);
     expect(second.paging).toMatchObject({ page: 2, totalPages: 2, totalItems: 12 });
-    expect(second.identifiers.map((i) => i.value)).toEqual(['name10', 'name11']);
+    expect(second.identifiers.map((i) => i.value)).toEqual(['+15550100010', '+15550100011']);
     const beyond = await list([], '', 5);
     expect(beyond.identifiers).toEqual([]);
     expect(beyond.paging).toMatchObject({ page: 5, totalPages: 2, totalItems: 12 });
@@ -221,7 +254,7 @@ describe('ListIdentifiers', () => {
     const desc = await list(['identifierType:eq:email'], 'identifierValue:desc', 1, 100);
     expect(desc.identifiers.map((i) => i.value)).toEqual(asc.identifiers.map((i) => i.value).reverse());
     const newest = await list([], 'created:desc', 1, 1);
-    expect(newest.identifiers[0].value).toBe('name11');
+    expect(newest.identifiers[0].value).toBe('+15550100011');
     const byStatus = await list([], 'status:desc', 1, 100);
     expect(byStatus.identifiers.slice(0, 4).every((i) => i.status === 'verified')).toBe(true);
   });
@@ -241,9 +274,9 @@ describe('ListIdentifiers', () => {
     const byValue2 = await list(['identifierValue:eq: ID07@Example.com ', 'identifierType:eq:email']);
     expect(byValue2.identifiers.map((i) => [i.value, i.userId])).toEqual([['id07@example.com', users[1]]]);
     const userAndType = await list([`userID:eq:${users[0].slice(4)}`, 'identifierType:eq:username']);
-    expect(userAndType.identifiers.map((i) => i.value)).toEqual(['name03', 'name09']);
+    expect(userAndType.identifiers.map((i) => i.value)).toEqual(['name03']);
     const verified = await list(['status:eq:verified']);
-    expect(verified.identifiers.map((i) => i.value)).toEqual(['id00@example.com', 'name03', 'id06@example.com', 'name09']);
+    expect(verified.identifiers.map((i) => i.value)).toEqual(['id00@example.com', 'name03', 'id06@example.com', '+15550100009']);
     const none = await list(['identifierValue:eq:nobody@example.com']);
     expect(none.identifiers).toEqual([]);
     expect(none.paging).toMatchObject({ page: 1, totalPages: 0, totalItems: 0 });

@@ -8,11 +8,11 @@
  * The per-type limit is checked before the insert and again after it: two concurrent adds can
  * both pass the first check, and the one that finds itself over the limit removes its own record.
  */
-import { alreadyExists, failedPrecondition } from '../../../../runtime/errors.js';
+import { alreadyExists } from '../../../../runtime/errors.js';
 import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../users/store/identifiers.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import { MAX_IDENTIFIERS_PER_TYPE } from './identifierLimits.js';
+import { checkIdentifierLimit } from '../../users/domain/identifierLimits.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
@@ -20,20 +20,13 @@ export async function addMyIdentifier(deps: MeDeps, call: MeCall, input: { ident
   const user = await signedInUser(deps, call, { recentProof: true });
   const type = checkIdentifierType(input.identifierType);
   const value = normalizeIdentifier(type, input.value);
-  const limit = MAX_IDENTIFIERS_PER_TYPE[type];
-  const tooMany = () => failedPrecondition('identifier_limit_reached', `a user can have at most ${limit} identifier${limit === 1 ? '' : 's'} of type ${type}; change or remove one first`);
-  const ofType = async () => (await deps.identifiers.listForUser(call.projectId, user._id)).filter((i) => i.type === type);
-  if ((await ofType()).length >= limit) throw tooMany();
+  await checkIdentifierLimit(deps, call.projectId, user._id, type);
 
   const now = deps.now();
   const record: IdentifierRecord = { _id: newId('ide'), projectId: call.projectId, userId: user._id, type, value, status: 'pending', source: 'self', claimed: false, createdAt: now, updatedAt: now };
   if (await deps.identifiers.findByValue(call.projectId, type, value)) throw alreadyExists('identifier_already_exists', `this ${type} is already registered in the project`);
   // Unclaimed, so outside the unique index: a claim made since the check is settled when this user proves the value.
   await deps.identifiers.insert(record);
-  // Oldest first: the records beyond the limit are the newest, and only those give way.
-  if ((await ofType()).findIndex((i) => i._id === record._id) >= limit) {
-    await deps.identifiers.delete(call.projectId, user._id, record._id);
-    throw tooMany();
-  }
+  await checkIdentifierLimit(deps, call.projectId, user._id, type, record);
   return record;
 }
