@@ -7,7 +7,7 @@
 # Project administration from the same image (no shell in it; run node directly):
 #   kubectl exec deploy/connect -- /nodejs/bin/node dist/services/connect/src/cli/project.js list
 #
-# Stages: build (all dependencies, tsc → dist/), deps (production dependencies only), runtime
+# Stages: build (all dependencies, tsc → dist/), deps (the services' production dependencies only), runtime
 # (distroless Node.js 24, the version package.json pins for npm start and the tests: no shell or
 # package manager; runs as uid/gid 10001, as deploy/k8s sets).
 
@@ -18,7 +18,9 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Install scripts are not needed to compile (they fetch the buf and esbuild binaries of dev tools).
-RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
+# --workspaces=false: the workspace packages (packages/embedded-mongo, examples/demo) are not in
+# the build context's copy and nothing compiled into the image imports them.
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund --workspaces=false
 COPY tsconfig.json tsconfig.build.json ./
 COPY gen ./gen
 COPY services ./services
@@ -29,7 +31,10 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# The root package's production dependencies, which are what the services use; neither the
+# workspace packages (the embedded store, the demo) nor their dependencies: only package.json and
+# the lock file are here, and --workspaces=false says so (sizes in docs/operations.md, "Container image").
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund --workspaces=false
 
 FROM ${RUNTIME_IMAGE} AS runtime
 WORKDIR /app

@@ -15,7 +15,7 @@ import { defineConfig } from 'vitest/config';
 const tier = process.env.PASSKEYAUTH_TEST_TIER ?? 'fast';
 if (!['fast', 'all', 'faults'].includes(tier)) throw new Error(`PASSKEYAUTH_TEST_TIER must be "all" or "faults", not "${tier}"`);
 
-const fast = ['deploy/**/test/**/*.test.ts', 'services/**/test/**/*.test.ts', 'gateway/test/**/*.test.ts', 'test/**/*.test.ts'];
+const fast = ['deploy/**/test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'services/**/test/**/*.test.ts', 'gateway/test/**/*.test.ts', 'test/**/*.test.ts'];
 /** The suites that start the whole stack. */
 const stack = ['test/e2e/**', 'test/attacks/**', 'test/browser/**', 'test/fuzz/**', 'test/deploy/container.test.ts', 'deploy/local/test/start.test.ts'];
 

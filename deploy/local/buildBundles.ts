@@ -12,20 +12,24 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** A workspace package's entry, found through its name (npm links the package into node_modules). */
+const packageEntry = (specifier: string): string => createRequire(import.meta.url).resolve(specifier);
+
 /** The entry module of each bundle, by bundle name. */
 export const BUNDLE_ENTRIES = {
-  mongo: 'deploy/local/embedded-mongo/src/cli.ts',
+  mongo: packageEntry('@passkeyauth/embedded-mongo/cli'),
   connect: 'services/connect/src/main.ts',
   challenge: 'services/challenge/src/main.ts',
   ceremony: 'services/ceremony/src/main.ts',
   gateway: 'gateway/src/main.ts',
-  demo: 'deploy/local/demo/main.ts',
+  demo: packageEntry('@passkeyauth/demo/main'),
   project: 'services/connect/src/cli/project.ts',
   'tls-front': 'deploy/local/tls/main.ts',
 } as const;

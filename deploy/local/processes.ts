@@ -136,7 +136,7 @@ export function mailCatcherProcess(ports: MailCatcherPorts, mailDirectory: strin
 export const DEFAULT_DEMO_PORT = 3000;
 
 /**
- * The demo app (deploy/local/demo): a relying party on http://localhost:<port> for the demo
+ * The demo app (examples/demo): a relying party on http://localhost:<port> for the demo
  * project in `projectFile`; `mailInboxUrl` is linked from its code steps.
  */
 export function demoProcess(opts: { port: number; projectFile: string; mailInboxUrl?: string; webSdkUrlSuffix?: string }): ProcessSpec {

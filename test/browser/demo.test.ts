@@ -1,5 +1,5 @@
 /**
- * The demo app (deploy/local/demo) in a real browser: headless Debian Chromium with a CDP virtual
+ * The demo app (examples/demo) in a real browser: headless Debian Chromium with a CDP virtual
  * platform authenticator, the real stack, the demo server on http://localhost:<port>, one-time codes
  * read from the local mail catcher (maildev, through its REST API, as `npm start` runs it).
  *
@@ -182,7 +182,7 @@ async function openDemo(path: string, readySelector: string): Promise<BrowserPag
 describe.skipIf(skip)('demo app in Chromium', () => {
   beforeAll(async () => {
     for (const f of readdirSync(ARTIFACTS_DIR, { withFileTypes: true }).filter((e) => e.isFile() && e.name.startsWith('demo-'))) rmSync(join(ARTIFACTS_DIR, f.name));
-    const { startDemo } = await import('../../deploy/local/demo/server.js');
+    const { startDemo } = await import('@passkeyauth/demo');
     browser = await launchChromium();
     mail = await startMailCatcher();
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Demo <no-reply@localhost>' });

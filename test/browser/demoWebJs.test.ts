@@ -1,5 +1,5 @@
 /**
- * The demo app's web-js page (deploy/local/demo, /web-js) in a real browser, reached the way
+ * The demo app's web-js page (examples/demo, /web-js) in a real browser, reached the way
  * `npm start` serves it: the published @corbado/web-js bundled by the demo server, the TLS front of
  * deploy/local/tls (a local CA made in a temporary directory, certificates per `*.localhost` name,
  * bytes relayed to the gateway), and Chromium trusting that CA through its NSS database as
@@ -47,7 +47,7 @@ describe.skipIf(skip)("the demo's web-js page (published @corbado/web-js through
     project = await stack.createProject('demo-web-js', [`http://localhost:${port}`], ['--self-service', 'enabled']);
     // The connect and backend pages' project (self-service off), which this test does not open.
     const connectProject = await stack.createProject('demo-web-js-connect', [`http://localhost:${port}`]);
-    const { startDemo } = await import('../../deploy/local/demo/server.js');
+    const { startDemo } = await import('@passkeyauth/demo');
     const demoProject = ({ projectID, apiSecret, frontendApiUrl, backendApiUrl }: ProjectJson) => ({ projectID, apiSecret, frontendApiUrl, backendApiUrl });
     demo = await startDemo({ port, project: demoProject(project), connectProject: demoProject(connectProject), mailInboxUrl: mail.webUrl, webSdkUrlSuffix: `localhost:${front.port}` });
     browser = await launchChromium({ trustedCaPem: ca.certificatePem });

@@ -1,7 +1,8 @@
 /**
  * The container image without a container engine: the Dockerfile's stages emulated in a temporary
  * copy of the repository (the files git tracks or would track). build: `npm ci` + `npm run build`;
- * deps: `npm prune --omit=dev`; runtime: only package.json, the production node_modules and dist/
+ * deps: the Dockerfile's own `npm ci` command on the files that stage copies (package.json and the
+ * lock file, not the workspace packages); runtime: only package.json, that node_modules and dist/
  * moved into a directory of their own. Then every process starts from the compiled entry point,
  * as the image's ENTRYPOINT runs it (plain node, no tsx), against an embedded store, and answers
  * /healthz, /readyz and /metrics; the compiled project CLI creates a project whose API secret
@@ -16,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';
 import { basic, freePort } from '../kit/startStack.js';
@@ -148,6 +149,18 @@ describe('compiled processes from production dependencies only', () => {
     return argv.slice(1, argv.indexOf('dist/deploy/container/entrypoint.js'));
   })();
 
+  /** The Dockerfile's "deps" stage: the files it copies and the arguments of its `npm ci`. */
+  const depsStage = (() => {
+    const lines = readFileSync(join(REPO, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ').split('\n').map((l) => l.trim());
+    const stage = lines.slice(lines.findIndex((l) => /^FROM .* AS deps$/i.test(l)) + 1);
+    const body = stage.slice(0, stage.findIndex((l) => /^FROM\s/i.test(l)));
+    const files = body.filter((l) => l.startsWith('COPY ')).flatMap((l) => l.split(/\s+/).slice(1, -1));
+    const runs = body.filter((l) => l.startsWith('RUN '));
+    const npmArgs = runs.length === 1 ? runs[0].split(/\s+/).slice(1).filter((w) => !w.startsWith('--mount=')) : [];
+    if (npmArgs[0] !== 'npm') throw new Error(`the Dockerfile's deps stage should run one npm command, not: ${runs.join(' | ')}`);
+    return { files, npmArgs: npmArgs.slice(1) };
+  })();
+
   beforeAll(async () => {
     temp = mkdtempSync(join(tmpdir(), 'passkeyauth-image-'));
     const work = join(temp, 'build');
@@ -155,17 +168,22 @@ describe('compiled processes from production dependencies only', () => {
       mkdirSync(dirname(join(work, file)), { recursive: true });
       cpSync(join(REPO, file), join(work, file));
     }
-    // Stage "build", then stage "deps" (the same lock file, development dependencies removed).
+    // Stage "build" (every dependency, so the workspace packages too, which the build must not need).
     await npm(work, ['ci', '--ignore-scripts']);
     await npm(work, ['run', 'build']);
-    await npm(work, ['prune', '--omit=dev', '--ignore-scripts']);
+    // Stage "deps" as the Dockerfile runs it: its files alone in a directory of their own, its npm command.
+    const deps = join(temp, 'deps');
+    mkdirSync(deps);
+    for (const file of depsStage.files) cpSync(join(REPO, file), join(deps, file));
+    await npm(deps, depsStage.npmArgs);
     // Stage "runtime": package.json, node_modules and dist/, nothing else.
     app = join(temp, 'app');
     mkdirSync(app);
     cpSync(join(work, 'package.json'), join(app, 'package.json'));
-    renameSync(join(work, 'node_modules'), join(app, 'node_modules'));
+    renameSync(join(deps, 'node_modules'), join(app, 'node_modules'));
     renameSync(join(work, 'dist'), join(app, 'dist'));
     rmSync(work, { recursive: true, force: true });
+    rmSync(deps, { recursive: true, force: true });
 
     embedded = await startEmbeddedMongo({ port: 0 });
     const uri = new URL(embedded.uri);
@@ -196,6 +214,11 @@ describe('compiled processes from production dependencies only', () => {
   it('has no development dependency, and no TypeScript source, in the runtime directory', () => {
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild', '@bufbuild/buf']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const prod of ['mongodb', '@connectrpc/connect-node', 'prom-client', 'pino']) expect(existsSync(join(app, 'node_modules', prod)), prod).toBe(true);
+    // The workspace packages and what only they use (the embedded store's engine, the demo's browser SDK) stay out.
+    for (const local of ['@passkeyauth', 'mingo', 'sorted-btree', '@node-rs/crc32', '@corbado/web-js', '@simplewebauthn/browser']) expect(existsSync(join(app, 'node_modules', local)), local).toBe(false);
+    // Every installed package is one the root package's production dependencies need.
+    const lock = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
+    expect(Object.entries(lock.packages).filter(([, p]) => p.dev || p.link).map(([path]) => path)).toEqual([]);
     expect(existsSync(join(app, 'dist', 'gen', 'passkeyauth', 'ceremony', 'v1', 'ceremony_service_pb.js'))).toBe(true);
     expect(existsSync(join(app, 'dist', 'services', 'connect', 'src', 'cli', 'project.js'))).toBe(true);
     // Tests, local tooling and the embedded store are not compiled into the image.

@@ -1,12 +1,12 @@
 /**
- * The demo app's server (deploy/local/demo) against a real stack: its pages and assets, the
+ * The demo app's server (examples/demo) against a real stack: its pages and assets, the
  * password login of the connect page, connect tokens created with the project's API secret,
  * `/api/session` and `/api/connect/verify` (tokens verified against the JWKS, bad ones refused),
  * and the backend-API ceremonies it runs (B2–B7) with the software authenticator as the browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../kit/softAuthenticator.js';
-import { startDemo, type DemoServer } from '../../deploy/local/demo/server.js';
+import { startDemo, type DemoServer } from '@passkeyauth/demo';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { ceremonyIndexes } from '../../services/ceremony/src/store/indexes.js';
 import { insightsIndexes } from '../../services/ceremony/src/store/insightsIndexes.js';
 import { challengeIndexes } from '../../services/challenge/src/store/challenges.js';

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import type { ProcessSpec } from '../../deploy/local/supervisor.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient, type Db } from 'mongodb';
 import { bundleArgs, buildBundles } from '../../deploy/local/buildBundles.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { newInternalAuthKey } from '../../deploy/local/localSecrets.js';
 import { embeddedMongoProcess, stackProcesses, type StackPorts } from '../../deploy/local/processes.js';
 import { Supervisor } from '../../deploy/local/supervisor.js';

@@ -14,6 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,8 +35,11 @@ const credentialSizes = values.credentials ? values.credentials.split(',').map(N
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
+/** The store's command line, found through its package name like every other use of the store. */
+const STORE_CLI = createRequire(import.meta.url).resolve('@passkeyauth/embedded-mongo/cli');
+
 async function startStore(dataDir: string | null): Promise<{ child: ChildProcess; uri: string }> {
-  const args = ['--import', 'tsx', 'deploy/local/embedded-mongo/src/cli.ts', '--port', '0'];
+  const args = ['--import', 'tsx', STORE_CLI, '--port', '0'];
   if (dataDir) args.push('--data-dir', dataDir);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const uri = await new Promise<string>((resolve, reject) => {

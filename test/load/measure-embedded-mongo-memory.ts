@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { buildCredentialDocument, CREDENTIAL_INDEXES } from './buildCredentialDocument.js';
 
 const { values } = parseArgs({ options: { docs: { type: 'string', default: '200000' } } });

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import type { CeremonyOutcomeCounter } from '../../services/ceremony/src/domain/deps.js';
 import type { CeremonyEvent, InsightsService } from '../../services/ceremony/src/domain/insights/types.js';
 import { recordEvent } from '../../services/ceremony/src/domain/recordEvent.js';

@@ -6,7 +6,7 @@
  */
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { pino } from 'pino';
-import type { EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import type { EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';

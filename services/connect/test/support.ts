@@ -4,7 +4,7 @@ import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_s
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
-import type { EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import type { EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { HEADERS } from '../../runtime/context.js';
 import { createLogger } from '../../runtime/logger.js';

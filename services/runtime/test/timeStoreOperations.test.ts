@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../../deploy/local/embedded-mongo/src/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@passkeyauth/embedded-mongo';
 import { timeStoreOperations } from '../timeStoreOperations.js';
 
 let embedded: EmbeddedMongo;

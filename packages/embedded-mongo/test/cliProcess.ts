@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_PATH = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-/** The repo root, so `--import tsx` resolves the project's tsx. */
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** The package's folder, so `--import tsx` resolves the tsx it depends on (hoisted by npm workspaces or its own). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface Exit {
   code: number | null;
@@ -32,7 +32,7 @@ export interface CliProcess {
 
 function spawnRaw(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Exit> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], {
-    cwd: REPO_ROOT,
+    cwd: PACKAGE_ROOT,
     // A pipe the test can close (--stop-with-stdin); the CLI does not read it otherwise.
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,2 +1,2 @@
-/** Embedded MongoDB-compatible store: see docs/embedded-store.md. */
+/** Embedded MongoDB-compatible store: see this package's README.md. */
 export { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from './server.js';

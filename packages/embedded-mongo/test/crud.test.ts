@@ -97,7 +97,7 @@ describe('insert', () => {
     expect(await c.countDocuments()).toBe(1);
   });
 
-  // (Filters other than one _id still compare such values approximately: docs/embedded-store.md, "What it deliberately does not support".)
+  // (Filters other than one _id still compare such values approximately: README.md, "What it deliberately does not support".)
   it('int64 _id values beyond 2^53 stay apart: as keys, by _id and in _id order', async () => {
     const c = coll('ins_wide_long_id');
     // As doubles these three are one number; as int64 they are three ids.
