@@ -9,27 +9,27 @@
  *
  * How the SDK reaches the gateway: web-core 2.x's ConnectService has no custom-domain option, so
  * its init calls go to `https://<projectID>.<frontendApiUrlSuffix>`; the provider gets the suffix
- * of a TLS front (tlsFront.ts) that passes requests unchanged to the gateway, and Chromium runs
- * with --ignore-certificate-errors. After init the SDK uses the process's frontendApiUrl. The page
+ * of the TLS front of `npm start` (deploy/local/tls, started by startTlsFront.ts with a local CA of
+ * its own) that relays each connection unchanged to the gateway, and Chromium trusts that CA. After init the SDK uses the process's frontendApiUrl. The page
  * is http://localhost:<port>/ (RP ID `localhost`), the one origin the project allows.
  *
  * One browser profile, one user, in order: append (no completionType is sent), one-tap login (the
  * last login the append stored), typed login, autofill login, passkey list with delete and relist
  * (the same list token, no 409), and autofill with the passkey deleted on the server (404, the
  * component falls back). Needs Chromium like connectSdk.test.ts (skipped without it unless CI or
- * PASSKEYAUTH_REQUIRE_CHROMIUM=1), and openssl for the front's certificate.
+ * PASSKEYAUTH_REQUIRE_CHROMIUM=1), and certutil to make Chromium trust the front's CA.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
-import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
+import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, pageLog, type BrowserPage, type Exchange } from './chromium.js';
 import type { ConnectEvent } from './page/connectReactPage.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
 import { checkShape, CONNECT_RESPONSE_TYPES, loadSdkTypes } from './sdkTypes.js';
-import { startTlsFront, type TlsFront } from './tlsFront.js';
+import { startTlsFront, type TlsFront } from './startTlsFront.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
@@ -124,14 +124,12 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
   beforeAll(async () => {
     const missingNow = chromiumMissing();
     if (missingNow) throw new Error(missingNow);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--ignore-certificate-errors'],
-    });
     stack = await startStack();
     pageServer = await startSdkPage('connectReactPage.ts');
     project = await stack.createProject('connect-react', [pageServer.origin]);
     front = await startTlsFront(stack.frontendUrl);
+    // Chromium trusts the front's local CA as a developer's browser does (no --ignore-certificate-errors).
+    browser = await launchChromium({ trustedCaPem: front.caPem });
     app = await openPage(browser, pageUrl(''), {
       ready: (page, log) =>
         page.waitForFunction(() => window.connectReactReady === true, undefined, { timeout: STEP_MS }).catch((err: Error) => {
@@ -178,7 +176,11 @@ describe.skipIf(skip)('@corbado/connect-react 0.2.4-alpha.0 in Chromium against 
     expect(JSON.parse(finish!.responseBody).passkeyOperation).toMatchObject({ operationType: 'append', identifierValue: ALICE, identifierType: 'email' });
     // The first call went through the front to https://<projectID>.localhost:<port>, the rest straight to the gateway.
     expect(await traffic()).toEqual([`POST ${project.projectID}.${front.suffix}/v2/connect/append/init → 200`, 'POST /v2/connect/append/start → 200', 'POST /v2/connect/append/finish → 200']);
-    expect(front.requests.some((r) => r.host === `${project.projectID}.${front.suffix}` && r.path === '/v2/connect/append/init' && r.status === 200)).toBe(true);
+    // Only the TLS front of npm start listens on that port: it relayed the call to the gateway, whose answer names the project's frontend API.
+    const [init] = await calls('/v2/connect/append/init');
+    expect(new URL(init!.url).host).toBe(`${project.projectID}.${front.suffix}`);
+    expect(JSON.parse(init!.responseBody)).toMatchObject({ frontendApiUrl: project.frontendApiUrl, appendAllowed: true, processID: expect.any(String) });
+    expect(front.refused).toEqual([]);
     const creds = await app.credentials();
     expect(creds).toHaveLength(1);
     expect(creds[0]).toMatchObject({ rpId: 'localhost', isResidentCredential: true });

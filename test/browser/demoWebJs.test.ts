@@ -1,24 +1,20 @@
 /**
  * The demo app's web-js page (examples/demo, /web-js) in a real browser, reached the way
  * `npm start` serves it: the published @corbado/web-js bundled by the demo server, the TLS front of
- * deploy/local/tls (a local CA made in a temporary directory, certificates per `*.localhost` name,
- * bytes relayed to the gateway), and Chromium trusting that CA through its NSS database as
+ * deploy/local/tls (startTlsFront.ts: a local CA made in a temporary directory, certificates per
+ * `*.localhost` name, bytes relayed to the gateway), and Chromium trusting that CA through its NSS database as
  * docs/web-sdks.md tells developers to (no --ignore-certificate-errors). A user signs up with a
  * passkey in the auth UI, sees the passkey list and the demo server's check of the SDK's session
  * token, logs out, and logs in again with the passkey.
  *
  * Needs Chromium (skipped without it unless CI or PASSKEYAUTH_REQUIRE_CHROMIUM=1) and certutil.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadLocalCertificateAuthority } from '../../deploy/local/tls/loadLocalCertificateAuthority.js';
-import { serveTlsFront, type TlsFront } from '../../deploy/local/tls/serveTlsFront.js';
 import { freePort, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, type BrowserPage } from './chromium.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
+import { startTlsFront, type TlsFront } from './startTlsFront.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
@@ -27,7 +23,6 @@ if (skip) console.warn(`[test/browser] SKIPPED: ${missing}. Set CI=1 or PASSKEYA
 const HEDY = 'hedy@example.com';
 const STEP_MS = 15_000;
 
-let caDir: string;
 let stack: Stack;
 let mail: MailCatcher;
 let project: ProjectJson;
@@ -38,11 +33,9 @@ let tab: BrowserPage;
 
 describe.skipIf(skip)("the demo's web-js page (published @corbado/web-js through the TLS front of npm start)", () => {
   beforeAll(async () => {
-    caDir = mkdtempSync(join(tmpdir(), 'demo-web-js-ca-'));
-    const ca = await loadLocalCertificateAuthority(caDir);
     mail = await startMailCatcher();
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Demo <no-reply@localhost>' });
-    front = await serveTlsFront({ ca, port: 0, hosts: ['127.0.0.1'], target: { host: '127.0.0.1', port: stack.ports.frontend } });
+    front = await startTlsFront(stack.frontendUrl);
     const port = await freePort();
     project = await stack.createProject('demo-web-js', [`http://localhost:${port}`], ['--self-service', 'enabled']);
     // The connect and backend pages' project (self-service off), which this test does not open.
@@ -50,7 +43,7 @@ describe.skipIf(skip)("the demo's web-js page (published @corbado/web-js through
     const { startDemo } = await import('@passkeyauth/demo');
     const demoProject = ({ projectID, apiSecret, frontendApiUrl, backendApiUrl }: ProjectJson) => ({ projectID, apiSecret, frontendApiUrl, backendApiUrl });
     demo = await startDemo({ port, project: demoProject(project), connectProject: demoProject(connectProject), mailInboxUrl: mail.webUrl, webSdkUrlSuffix: `localhost:${front.port}` });
-    browser = await launchChromium({ trustedCaPem: ca.certificatePem });
+    browser = await launchChromium({ trustedCaPem: front.caPem });
     tab = await openPage(browser, `${demo.url}/web-js`, {
       ready: (page, log) =>
         page.getByText('No account?').waitFor({ timeout: STEP_MS }).catch((err: Error) => {
@@ -65,7 +58,6 @@ describe.skipIf(skip)("the demo's web-js page (published @corbado/web-js through
     await front?.close();
     await stack?.stop();
     await mail?.stop();
-    if (caDir) rmSync(caDir, { recursive: true, force: true });
   });
 
   afterEach(async (ctx) => {

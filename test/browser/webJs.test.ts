@@ -10,24 +10,25 @@
  * application's backend would. Two more projects with 60-second session tokens show web-core's
  * session refresh with and without refresh token rotation.
  *
- * The SDK's first calls go to `https://<projectID>.<suffix>`: a TLS front (tlsFront.ts) that passes
- * every request and answer through to the gateway unchanged. Telemetry to the hosted service is
+ * The SDK's first calls go to `https://<projectID>.<suffix>`: the TLS front of `npm start`
+ * (deploy/local/tls, started by startTlsFront.ts with a local CA Chromium trusts) that relays every
+ * connection to the gateway unchanged. Telemetry to the hosted service is
  * off (webJsPage.ts), and the test checks that the page made no request to any other host.
  *
- * Needs Chromium (skipped without it unless CI or PASSKEYAUTH_REQUIRE_CHROMIUM=1) and openssl.
+ * Needs Chromium (skipped without it unless CI or PASSKEYAUTH_REQUIRE_CHROMIUM=1) and certutil.
  */
 import { Config, SDK } from '@corbado/node-sdk';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
 import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
-import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, type BrowserPage, type Exchange } from './chromium.js';
+import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, type BrowserPage, type Exchange } from './chromium.js';
 import type { WebJsHelpers } from './page/webJsPage.js';
 import { startMailCatcher, type MailCatcher } from './mailCatcher.js';
 import { startSdkPage, type SdkPageServer } from './sdkPage.js';
-import { startTlsFront, type TlsFront } from './tlsFront.js';
+import { startTlsFront, type TlsFront } from './startTlsFront.js';
 
 const missing = chromiumMissing();
 const skip = missing !== null && !chromiumRequired();
@@ -104,15 +105,13 @@ describe.skipIf(skip)('@corbado/web-js 3.5.0 (mountAuthUI, mountPasskeyListUI) i
   beforeAll(async () => {
     const missingNow = chromiumMissing();
     if (missingNow) throw new Error(missingNow);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--ignore-certificate-errors'],
-    });
     mail = await startMailCatcher();
     stack = await startStack({ smtpUrl: mail.smtpUrl, emailFrom: 'Passkey Test <no-reply@localhost>' });
     pageServer = await startSdkPage('webJsPage.ts');
     project = await stack.createProject('web-js', [pageServer.origin], ['--self-service', 'enabled']);
     front = await startTlsFront(stack.frontendUrl);
+    // Chromium trusts the front's local CA as a developer's browser does (no --ignore-certificate-errors).
+    browser = await launchChromium({ trustedCaPem: front.caPem });
     page = await openWebJsPage(project, requested);
   }, 120_000);
 

@@ -3,7 +3,7 @@
  * `@corbado/connect-react` 0.2.4-alpha.0 (with the `@corbado/web-core` 2.18.0 it ships with),
  * unchanged, inside its CorbadoConnectProvider, as an application would. The query string names
  * the component (`component`: append, login or passkey-list), the project (`projectId`) and the
- * frontendApiUrlSuffix (the test's TLS front, see ../tlsFront.ts). Connect tokens come from
+ * frontendApiUrlSuffix (the TLS front of npm start, see ../startTlsFront.ts). Connect tokens come from
  * `window.connectToken(type)`, which the test exposes: it plays the application's server and
  * creates them with the backend API. Every callback the component makes is recorded in
  * `window.connectEvents`, so the test can wait for them. Bundled by ../sdkPage.ts.
