@@ -29,6 +29,20 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  // The workspace packages (packages/embedded-mongo, examples/demo) are imported by their names, never
+  // by a path into their folders: what a package offers is its package.json's `exports`, and a path
+  // would tie the importer to its files. (Listed before the domain and store rules, which replace
+  // this rule's options for their files with stricter ones.)
+  {
+    files: ['**/*.ts'],
+    ignores: ['packages/**', 'examples/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.{1,2}/(.*/)?(packages|examples)/', message: 'import a workspace package by its name (@passkeyauth/embedded-mongo, @passkeyauth/demo), not by a path into its folder' }] },
+      ],
+    },
+  },
   // The domain is pure logic: no generated protobuf code, no protobuf runtime, no Connect transport, no
   // database driver (stores own MongoDB and report outcomes such as 'duplicate' as values). What it needs
   // of other services it declares as small interfaces of plain types (ports); adapters in each
