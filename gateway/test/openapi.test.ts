@@ -172,6 +172,59 @@ describe('the generated documents', () => {
     expect(schemaAt(docs.backend, okSchema('backend', 'post', '/v2/passkey/append/start'), 'decisionInsights.customData')).toMatchObject({ type: 'object', additionalProperties: true });
   });
 
+  it('a block\'s data: one schema per block type, told apart by blockType, with the fields the web SDKs read', () => {
+    const doc = docs.frontend;
+    const blockBody = deref<JsonSchema>(doc, okSchema('frontend', 'post', '/v2/auth/signup/init').properties!['blockBody' as never] as JsonSchema);
+    expect(Object.keys(blockBody.properties as object)).toEqual(['block', 'authType', 'data', 'alternatives', 'error', 'continueOnOtherDevice']);
+    expect(blockBody.required).toEqual(['block', 'authType', 'data', 'alternatives']);
+    const data = (blockBody.properties as Record<string, JsonSchema>).data;
+    expect(data).toMatchObject({ type: 'object', discriminator: { propertyName: 'blockType' } });
+    // Every block type, each named by exactly one schema (const or enum of blockType), with its fields in the JSON's order.
+    const fields: Record<string, string[]> = {};
+    for (const member of data.oneOf as JsonSchema[]) {
+      const schema = deref<JsonSchema>(doc, member);
+      const blockType = (schema.properties as Record<string, JsonSchema>).blockType;
+      expect(schema.required).toContain('blockType');
+      for (const name of (blockType.enum as string[] | undefined) ?? [blockType.const as string]) {
+        expect(fields[name], name).toBeUndefined();
+        fields[name] = Object.keys(schema.properties as object);
+      }
+    }
+    const verify = ['blockType', 'verificationMethod', 'identifier', 'retryNotBefore', 'error', 'alternativeVerificationMethods', 'isPostLoginVerification'];
+    expect(fields).toEqual({
+      'signup-init': ['blockType', 'identifiers', 'fullName', 'socialData', 'error'],
+      'login-init': ['blockType', 'identifierValue', 'isPhone', 'isPhoneAvailable', 'isEmailAvailable', 'isUsernameAvailable', 'socialData', 'conditionalUIChallenge', 'fieldError'],
+      'passkey-append': ['blockType', 'challenge', 'identifierValue', 'identifierType', 'autoSubmit', 'passkeyIconSet', 'variant', 'error'],
+      'passkey-verify': ['blockType', 'challenge', 'identifierValue', 'loginHint'],
+      'email-verify': verify,
+      'phone-verify': verify,
+      'passkey-appended': ['blockType'],
+      // The session under both names the published web SDKs read (web-core 2.x and 3.x).
+      completed: ['blockType', 'shortSession', 'longSession', 'sessionToken', 'refreshToken', 'passkeyOperation'],
+    });
+    const completed = deref<JsonSchema>(doc, (data.oneOf as JsonSchema[]).at(-1)!);
+    expect(completed.required).toEqual(['blockType', 'shortSession', 'longSession', 'sessionToken', 'refreshToken']);
+    expect(schemaAt(doc, completed, 'passkeyOperation.ceremonyType')).toEqual({ type: 'string' });
+    const signup = deref<JsonSchema>(doc, (data.oneOf as JsonSchema[])[0]);
+    const identifier = deref<JsonSchema>(doc, schemaAt(doc, signup, 'identifiers').items as JsonSchema);
+    expect(Object.keys(identifier.properties as object)).toEqual(['type', 'identifier', 'error']);
+    expect(schemaAt(doc, signup, 'fullName.error.code')).toEqual({ type: 'string' });
+    expect(schemaAt(doc, signup, 'socialData.providers')).toEqual({ type: 'array', items: { type: 'string' } });
+    // Every Block response of the frontend API (the answer itself, or its processResponse) leads to this BlockBody.
+    const blockResponses: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v2/auth/'))) {
+      for (const op of Object.values(ops)) {
+        const ok = op.responses['200'] && deref<OpenApiResponse>(doc, op.responses['200']).content?.['application/json'].schema;
+        if (!ok) continue;
+        let props = deref<JsonSchema>(doc, ok).properties as Record<string, JsonSchema>;
+        if (props.processResponse) props = deref<JsonSchema>(doc, props.processResponse).properties as Record<string, JsonSchema>;
+        expect(props.blockBody, path).toEqual({ $ref: '#/components/schemas/BlockBody' });
+        blockResponses.push(path);
+      }
+    }
+    expect(blockResponses.length).toBeGreaterThanOrEqual(15);
+  });
+
   it('GET query parameters: scalar fields, repeated ones as name[]', () => {
     const list = operation('backend', 'get', '/v2/identifiers').parameters!;
     expect(list.map((p) => `${p.in}:${p.name}`)).toEqual(['query:filter[]', 'query:sort', 'query:page', 'query:pageSize']);

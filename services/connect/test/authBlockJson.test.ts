@@ -12,15 +12,21 @@
  * flow produces today (signup-init's full-name error and block error) is rendered from its builder
  * through the handler's mapping and the codec, as the flows' answers are.
  *
+ * Each answer is also checked against the OpenAPI document the gateway serves (its schema for the
+ * route, objects closed), so the document describes every block's data as it is sent.
+ *
  * The fixture is recorded, not written by hand: `npx vitest run -u` on this file rewrites it, and
  * the diff is the review.
  */
 import { create, fromBinary, toBinary, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { createClient, type Client } from '@connectrpc/connect';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthFlowService, ProcessResponseSchema } from '../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import { discoverServices } from '../../../gateway/src/discoverServices.js';
 import { encodeMessage } from '../../../gateway/src/jsonCodec.js';
+import { buildOpenApi } from '../../../gateway/src/openapi/buildOpenApi.js';
+import type { JsonSchema, OpenApiDocument, OpenApiResponse } from '../../../gateway/src/openapi/jsonSchema.js';
 import { answerBody } from '../../../gateway/src/pipeline/respond.js';
 import { buildRouteTable, type Route } from '../../../gateway/src/routeTable.js';
 import { HEADERS } from '../../runtime/context.js';
@@ -36,6 +42,8 @@ import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 let routes: Route[];
+let doc: OpenApiDocument;
+let ajv: Ajv2020;
 let ceremony: FakeCeremonies;
 let codes: FakeOneTimeCodes;
 let rpc: Client<typeof AuthFlowService>;
@@ -44,6 +52,10 @@ let projectId: string;
 beforeAll(async () => {
   env = await startTestEnv();
   routes = buildRouteTable(await discoverServices());
+  doc = buildOpenApi(routes, 'frontend');
+  // Formats are not what this checks (the e2e conformance test does); the discriminator is.
+  ajv = new Ajv2020({ allErrors: true, strict: true, discriminator: true, validateFormats: false });
+  ajv.addSchema({ $id: DOC_ID, $defs: closed(rebased(doc.components.schemas)) });
   projectId = (await createProject(env.deps, { name: 'Blocks', rpId: 'localhost', origins: ['http://localhost:3000'], selfServiceFlows: 'enabled' })).project._id;
 });
 afterAll(() => env?.close());
@@ -91,14 +103,51 @@ function normalized(json: string): string {
   return JSON.stringify(walk(JSON.parse(json)));
 }
 
+const DOC_ID = 'urn:passkeyauth:openapi:frontend';
+
+/** Points `#/components/schemas/X` at the document's schemas as registered with ajv. */
+function rebased<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(rebased) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', `${DOC_ID}#/$defs/`) : rebased(v)])) as T;
+}
+
+/** Closes every object schema that lists properties: an answer may carry only documented fields. */
+function closed<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(closed) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = k === 'properties' || k === '$defs' ? Object.fromEntries(Object.entries(v as object).map(([name, x]) => [name, closed(x)])) : closed(v);
+  if ('properties' in out && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out as T;
+}
+
+/** The 200 body schema the document gives for a route, compiled once per route. */
+const validators = new Map<Route, ValidateFunction>();
+function documented(route: Route): ValidateFunction {
+  let validate = validators.get(route);
+  if (!validate) {
+    const response = doc.paths[route.template]![route.httpMethod.toLowerCase()]!.responses['200'] as OpenApiResponse;
+    validate = ajv.compile(closed(rebased(response.content!['application/json'].schema as JsonSchema)));
+    validators.set(route, validate);
+  }
+  return validate;
+}
+
 /** The recorded answers, in the order the flows produced them: one "# name" line, then the JSON body. */
 const recorded: string[] = [];
 
-/** Renders an RPC's answer as the gateway does for its route, and records it under `name`. */
+/**
+ * Renders an RPC's answer as the gateway does for its route, records it under `name`, and checks
+ * it against the OpenAPI document's schema for the route (closed: every field documented).
+ */
 function record<T extends Message>(name: string, rpcName: string, response: T): T {
   const route = routes.find((r) => r.service.typeName === AuthFlowService.typeName && r.method.name === rpcName);
   if (!route) throw new Error(`no route for AuthFlowService/${rpcName}`);
-  recorded.push(`# ${name}`, normalized(JSON.stringify(answerBody(route, response, 'req-blocks', 0))));
+  const body = answerBody(route, response, 'req-blocks', 0);
+  const validate = documented(route);
+  expect(validate(body) ? [] : validate.errors, `${name}: the answer against the OpenAPI document`).toEqual([]);
+  recorded.push(`# ${name}`, normalized(JSON.stringify(body)));
   return response;
 }
 
