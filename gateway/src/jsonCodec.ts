@@ -1,10 +1,12 @@
 /**
  * The one place where the interface's JSON rules live: exact camelCase names (the protos'
  * json_name), int64 as JSON numbers, free-form objects as objects, unset optional fields omitted,
- * unknown request fields ignored, and wrong JSON types rejected naming the field.
+ * unknown request fields ignored, wrong JSON types rejected naming the field, and a oneof marked
+ * json_oneof written as one property (a block's `data`).
  */
-import { fromJson, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, getOption, hasOption, toJson, type DescField, type DescMessage, type DescOneof, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ScalarType } from '@bufbuild/protobuf';
+import { json_oneof as jsonOneofOption, type JsonOneof } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
 import { FREE_FORM_LIMITS, measureFreeForm } from './measureFreeForm.js';
 
 export interface TypeProblem {
@@ -146,7 +148,70 @@ function checkScalar(type: ScalarType, value: unknown, path: string, problems: T
 export function encodeMessage(desc: DescMessage, message: Message): Record<string, unknown> {
   const json = toJson(desc, message, { alwaysEmitImplicit: true }) as Record<string, unknown>;
   int64AsNumbers(desc, json);
+  if (hasJsonOneofBelow(desc)) writeJsonOneofs(desc, json);
   return json;
+}
+
+/** How the gateway writes a oneof as one property (passkeyauth.gateway.v1.json_oneof), if it does. */
+export function jsonOneofOf(oneof: DescOneof): JsonOneof | undefined {
+  return hasOption(oneof, jsonOneofOption) ? getOption(oneof, jsonOneofOption) : undefined;
+}
+
+/** Our own messages a field holds (singular, list items or map values); none for scalars and google.protobuf types. */
+function nestedMessage(field: DescField): DescMessage | undefined {
+  const m = field.fieldKind === 'message' ? field.message : field.fieldKind === 'list' || field.fieldKind === 'map' ? field.message : undefined;
+  return m && !m.typeName.startsWith('google.protobuf.') ? m : undefined;
+}
+
+/** Per response message: whether a json_oneof is reachable from it (most answers have none and skip the walk). */
+const jsonOneofBelow = new WeakMap<DescMessage, boolean>();
+
+function hasJsonOneofBelow(root: DescMessage): boolean {
+  let found = jsonOneofBelow.get(root);
+  if (found === undefined) {
+    const seen = new Set<DescMessage>([root]);
+    const queue = [root];
+    found = false;
+    for (let desc = queue.pop(); desc && !found; desc = queue.pop()) {
+      found = desc.oneofs.some((o) => jsonOneofOf(o) !== undefined);
+      for (const field of desc.fields) {
+        const m = nestedMessage(field);
+        if (m && !seen.has(m)) {
+          seen.add(m);
+          queue.push(m);
+        }
+      }
+    }
+    jsonOneofBelow.set(root, found);
+  }
+  return found;
+}
+
+/**
+ * Writes the set member of each json_oneof under the oneof's JSON name, in place. A message that
+ * has one is written with its fields in declaration order, so the property sits where the proto
+ * declares the oneof (toJson orders by field number, and the members are numbered after the
+ * fields that follow it).
+ */
+function writeJsonOneofs(desc: DescMessage, json: Record<string, unknown>): void {
+  for (const field of desc.fields) {
+    const m = nestedMessage(field);
+    const v = json[field.jsonName];
+    if (!m || v === undefined || v === null) continue;
+    if (field.fieldKind === 'list') for (const item of v as Record<string, unknown>[]) writeJsonOneofs(m, item);
+    else if (field.fieldKind === 'map') for (const item of Object.values(v as Record<string, Record<string, unknown>>)) writeJsonOneofs(m, item);
+    else writeJsonOneofs(m, v as Record<string, unknown>);
+  }
+  if (!desc.oneofs.some((o) => jsonOneofOf(o) !== undefined)) return;
+  const ordered: [string, unknown][] = [];
+  for (const member of desc.members) {
+    const name = member.kind === 'oneof' ? jsonOneofOf(member)?.name : undefined;
+    for (const field of member.kind === 'oneof' ? member.fields : [member]) {
+      if (Object.prototype.hasOwnProperty.call(json, field.jsonName)) ordered.push([name ?? field.jsonName, json[field.jsonName]]);
+    }
+  }
+  for (const key of Object.keys(json)) delete json[key];
+  for (const [key, value] of ordered) json[key] = value;
 }
 
 function int64AsNumbers(desc: DescMessage, json: Record<string, unknown>): void {

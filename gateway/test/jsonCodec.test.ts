@@ -12,6 +12,7 @@ import {
   DeleteUserChallengesResponseSchema,
   type CreateChallengeRequest,
 } from '../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { BlockBodySchema, ProcessResponseSchema } from '../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import { GetJwksResponseSchema, GetSessionConfigResponseSchema } from '../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import {
   ListIdentifiersRequestSchema,
@@ -366,6 +367,33 @@ describe('encodeMessage', () => {
   it('keeps free-form objects as objects', () => {
     const req = create(CreateChallengeRequestSchema, { challengeMetadata: { a: 1, b: { c: [true, 'x'] } } });
     expect(encodeMessage(CreateChallengeRequestSchema, req).challengeMetadata).toEqual({ a: 1, b: { c: [true, 'x'] } });
+  });
+
+  it('writes a json_oneof member under the oneof\'s name, where the oneof is declared, in nested and listed messages too', () => {
+    const block = create(BlockBodySchema, {
+      block: 'email-verify',
+      authType: 'signup',
+      data: { case: 'emailVerify', value: { blockType: 'email-verify', verificationMethod: 'email-otp', identifier: 'a@example.com', retryNotBefore: 1764300000n } },
+      alternatives: [{ block: 'passkey-appended', authType: 'signup', data: { case: 'passkeyAppended', value: { blockType: 'passkey-appended' } } }],
+      error: { code: 'invalid_code', message: 'no' },
+    });
+    const json = encodeMessage(ProcessResponseSchema, create(ProcessResponseSchema, { blockBody: block }));
+    // toJson would write emailVerify after continueOnOtherDevice (by field number); the interface writes data third.
+    expect(JSON.stringify(json)).toBe(
+      JSON.stringify({
+        blockBody: {
+          block: 'email-verify',
+          authType: 'signup',
+          data: { blockType: 'email-verify', verificationMethod: 'email-otp', identifier: 'a@example.com', retryNotBefore: 1764300000, alternativeVerificationMethods: [], isPostLoginVerification: false },
+          alternatives: [{ block: 'passkey-appended', authType: 'signup', data: { blockType: 'passkey-appended' }, alternatives: [] }],
+          error: { code: 'invalid_code', message: 'no' },
+        },
+      }),
+    );
+  });
+
+  it('leaves out an unset json_oneof, as any unset member', () => {
+    expect(encodeMessage(BlockBodySchema, create(BlockBodySchema, { block: 'completed' }))).toEqual({ block: 'completed', authType: '', alternatives: [] });
   });
 });
 

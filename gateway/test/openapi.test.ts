@@ -5,7 +5,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { create, createFileRegistry, setExtension, type DescService } from '@bufbuild/protobuf';
-import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type, FieldOptionsSchema, FileDescriptorProtoSchema, MethodOptionsSchema } from '@bufbuild/protobuf/wkt';
+import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type, FieldOptionsSchema, FileDescriptorProtoSchema, MethodOptionsSchema, OneofOptionsSchema } from '@bufbuild/protobuf/wkt';
 import { field as fieldRules, FieldRulesSchema, file_buf_validate_validate } from '@bufbuild/protovalidate/gen/buf/validate/validate_pb.js';
 import { createRouterTransport } from '@connectrpc/connect';
 import { readFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { buildOpenApi, type OpenApiOptions } from '../src/openapi/buildOpenApi.j
 import type { JsonSchema, OpenApiDocument, OpenApiParameter, OpenApiResponse } from '../src/openapi/jsonSchema.js';
 import { originChecker } from '../src/originChecker.js';
 import { buildRouteTable, matchRoute, type Listener, type Route } from '../src/routeTable.js';
-import { file_passkeyauth_gateway_v1_http, HttpRouteSchema, route as routeOption } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
+import { file_passkeyauth_gateway_v1_http, HttpRouteSchema, json_oneof as jsonOneofOption, JsonOneofSchema, route as routeOption } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
 import { createGateway } from '../src/server.js';
 import { FakeProjectService } from './support.js';
 
@@ -172,6 +172,59 @@ describe('the generated documents', () => {
     expect(schemaAt(docs.backend, okSchema('backend', 'post', '/v2/passkey/append/start'), 'decisionInsights.customData')).toMatchObject({ type: 'object', additionalProperties: true });
   });
 
+  it('a block\'s data: one schema per block type, told apart by blockType, with the fields the web SDKs read', () => {
+    const doc = docs.frontend;
+    const blockBody = deref<JsonSchema>(doc, okSchema('frontend', 'post', '/v2/auth/signup/init').properties!['blockBody' as never] as JsonSchema);
+    expect(Object.keys(blockBody.properties as object)).toEqual(['block', 'authType', 'data', 'alternatives', 'error', 'continueOnOtherDevice']);
+    expect(blockBody.required).toEqual(['block', 'authType', 'data', 'alternatives']);
+    const data = (blockBody.properties as Record<string, JsonSchema>).data;
+    expect(data).toMatchObject({ type: 'object', discriminator: { propertyName: 'blockType' } });
+    // Every block type, each named by exactly one schema (const or enum of blockType), with its fields in the JSON's order.
+    const fields: Record<string, string[]> = {};
+    for (const member of data.oneOf as JsonSchema[]) {
+      const schema = deref<JsonSchema>(doc, member);
+      const blockType = (schema.properties as Record<string, JsonSchema>).blockType;
+      expect(schema.required).toContain('blockType');
+      for (const name of (blockType.enum as string[] | undefined) ?? [blockType.const as string]) {
+        expect(fields[name], name).toBeUndefined();
+        fields[name] = Object.keys(schema.properties as object);
+      }
+    }
+    const verify = ['blockType', 'verificationMethod', 'identifier', 'retryNotBefore', 'error', 'alternativeVerificationMethods', 'isPostLoginVerification'];
+    expect(fields).toEqual({
+      'signup-init': ['blockType', 'identifiers', 'fullName', 'socialData', 'error'],
+      'login-init': ['blockType', 'identifierValue', 'isPhone', 'isPhoneAvailable', 'isEmailAvailable', 'isUsernameAvailable', 'socialData', 'conditionalUIChallenge', 'fieldError'],
+      'passkey-append': ['blockType', 'challenge', 'identifierValue', 'identifierType', 'autoSubmit', 'passkeyIconSet', 'variant', 'error'],
+      'passkey-verify': ['blockType', 'challenge', 'identifierValue', 'loginHint'],
+      'email-verify': verify,
+      'phone-verify': verify,
+      'passkey-appended': ['blockType'],
+      // The session under both names the published web SDKs read (web-core 2.x and 3.x).
+      completed: ['blockType', 'shortSession', 'longSession', 'sessionToken', 'refreshToken', 'passkeyOperation'],
+    });
+    const completed = deref<JsonSchema>(doc, (data.oneOf as JsonSchema[]).at(-1)!);
+    expect(completed.required).toEqual(['blockType', 'shortSession', 'longSession', 'sessionToken', 'refreshToken']);
+    expect(schemaAt(doc, completed, 'passkeyOperation.ceremonyType')).toEqual({ type: 'string' });
+    const signup = deref<JsonSchema>(doc, (data.oneOf as JsonSchema[])[0]);
+    const identifier = deref<JsonSchema>(doc, schemaAt(doc, signup, 'identifiers').items as JsonSchema);
+    expect(Object.keys(identifier.properties as object)).toEqual(['type', 'identifier', 'error']);
+    expect(schemaAt(doc, signup, 'fullName.error.code')).toEqual({ type: 'string' });
+    expect(schemaAt(doc, signup, 'socialData.providers')).toEqual({ type: 'array', items: { type: 'string' } });
+    // Every Block response of the frontend API (the answer itself, or its processResponse) leads to this BlockBody.
+    const blockResponses: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v2/auth/'))) {
+      for (const op of Object.values(ops)) {
+        const ok = op.responses['200'] && deref<OpenApiResponse>(doc, op.responses['200']).content?.['application/json'].schema;
+        if (!ok) continue;
+        let props = deref<JsonSchema>(doc, ok).properties as Record<string, JsonSchema>;
+        if (props.processResponse) props = deref<JsonSchema>(doc, props.processResponse).properties as Record<string, JsonSchema>;
+        expect(props.blockBody, path).toEqual({ $ref: '#/components/schemas/BlockBody' });
+        blockResponses.push(path);
+      }
+    }
+    expect(blockResponses.length).toBeGreaterThanOrEqual(15);
+  });
+
   it('GET query parameters: scalar fields, repeated ones as name[]', () => {
     const list = operation('backend', 'get', '/v2/identifiers').parameters!;
     expect(list.map((p) => `${p.in}:${p.name}`)).toEqual(['query:filter[]', 'query:sort', 'query:page', 'query:pageSize']);
@@ -317,6 +370,49 @@ function echoService(): DescService {
   const registry = createFileRegistry(file, (name) => known.find((f) => f.name === name.replace(/\.proto$/, '')) ?? known.flatMap((f) => f.dependencies).find((f) => `${f.name}.proto` === name));
   return registry.getService('test.v1.EchoService')!;
 }
+
+/**
+ * A service whose request or response (`inRequest`) holds a json_oneof over one member message Kind
+ * (`{ string kind = 1 [const "a"?] }`), the discriminator "kind".
+ *
+ *   message Kind { string kind = 1; }   message Holder { oneof pick { option json_oneof = {name: "data", discriminator: "kind"}; Kind a = 1; } }
+ */
+function oneofService(inRequest: boolean, withConst: boolean): DescService {
+  const kindOptions = create(FieldOptionsSchema);
+  if (withConst) setExtension(kindOptions, fieldRules, create(FieldRulesSchema, { type: { case: 'string', value: { const: 'a' } } }));
+  const oneofOptions = create(OneofOptionsSchema);
+  setExtension(oneofOptions, jsonOneofOption, create(JsonOneofSchema, { name: 'data', discriminator: 'kind' }));
+  const routeOptions = create(MethodOptionsSchema);
+  setExtension(routeOptions, routeOption, create(HttpRouteSchema, { method: 'POST', path: '/v2/pick', auth: 'basic' }));
+  const file = create(FileDescriptorProtoSchema, {
+    name: 'test/v1/pick.proto',
+    package: 'test.v1',
+    syntax: 'proto3',
+    dependency: ['buf/validate/validate.proto', 'passkeyauth/gateway/v1/http.proto'],
+    messageType: [
+      { name: 'Kind', field: [{ name: 'kind', number: 1, type: Type.STRING, label: Label.OPTIONAL, jsonName: 'kind', options: kindOptions }] },
+      { name: 'Holder', field: [{ name: 'a', number: 1, type: Type.MESSAGE, typeName: '.test.v1.Kind', label: Label.OPTIONAL, jsonName: 'a', oneofIndex: 0 }], oneofDecl: [{ name: 'pick', options: oneofOptions }] },
+      { name: 'Empty', field: [] },
+    ],
+    service: [{ name: 'PickService', method: [{ name: 'Pick', inputType: inRequest ? '.test.v1.Holder' : '.test.v1.Empty', outputType: inRequest ? '.test.v1.Empty' : '.test.v1.Holder', options: routeOptions }] }],
+  });
+  const known = [file_buf_validate_validate, file_passkeyauth_gateway_v1_http];
+  const registry = createFileRegistry(file, (name) => known.find((f) => f.name === name.replace(/\.proto$/, '')) ?? known.flatMap((f) => f.dependencies).find((f) => `${f.name}.proto` === name));
+  return registry.getService('test.v1.PickService')!;
+}
+
+describe('a json_oneof in a synthetic service', () => {
+  it('in a response: one property, oneOf its member messages with the discriminator and its const', () => {
+    const doc = buildOpenApi(buildRouteTable([oneofService(false, true)]), 'backend');
+    expect(doc.components.schemas.Holder.properties).toEqual({ data: expect.objectContaining({ type: 'object', oneOf: [{ $ref: '#/components/schemas/Kind' }], discriminator: { propertyName: 'kind' } }) });
+    expect(doc.components.schemas.Kind.properties).toEqual({ kind: { type: 'string', const: 'a' } });
+  });
+
+  it('in a request, or with a member that does not name its discriminator value: the document is refused', () => {
+    expect(() => buildOpenApi(buildRouteTable([oneofService(true, true)]), 'backend')).toThrow(/response messages only/);
+    expect(() => buildOpenApi(buildRouteTable([oneofService(false, false)]), 'backend')).toThrow(/needs a const or in rule/);
+  });
+});
 
 describe('schemas of a synthetic service', () => {
   let doc: OpenApiDocument;

@@ -49,6 +49,8 @@ beforeAll(async () => {
   ajv = new Ajv2020({
     allErrors: true,
     strict: true,
+    // OpenAPI's discriminator (a block's data, by its blockType): ajv checks it, with each member's const or enum.
+    discriminator: true,
     formats: {
       int32: { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
       int64: { type: 'number', validate: (n: number) => Number.isSafeInteger(n) },

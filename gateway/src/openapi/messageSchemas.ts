@@ -9,9 +9,10 @@
  *   `optional` scalars and message fields may be missing.
  * Messages reached in both directions get a request variant named `<Name>Input`.
  */
-import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { getOption, hasOption, ScalarType, type DescEnum, type DescField, type DescMessage, type DescOneof } from '@bufbuild/protobuf';
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
-import type { FieldRules } from '@bufbuild/protovalidate/gen/buf/validate/validate_pb.js';
+import { oneof as oneofRulesOption, type FieldRules } from '@bufbuild/protovalidate/gen/buf/validate/validate_pb.js';
+import { jsonOneofOf } from '../jsonCodec.js';
 import { schemaRef, type JsonSchema } from './jsonSchema.js';
 import { listKeywords, mapKeywords, requiredInRequest, rulesOf, valueKeywords } from './validationRules.js';
 
@@ -89,6 +90,8 @@ export class SchemaRegistry {
   private readonly names = new Map<string, string>();
   private readonly reached = { request: new Set<DescMessage>(), response: new Set<DescMessage>() };
   private readonly shortNameOwners = new Map<string, Set<string>>();
+  /** Messages that are members of a json_oneof with a discriminator: the JSON name of the field that names them. */
+  private readonly discriminators = new Map<DescMessage, string>();
 
   /**
    * @param requestRoots messages whose fields are request bodies or parameters (the RPC inputs)
@@ -131,20 +134,57 @@ export class SchemaRegistry {
     return schemaRef(name);
   }
 
-  /** The object schema of a message's fields, leaving out `exclude` (JSON names, e.g. path parameters). */
+  /**
+   * The object schema of a message's fields, leaving out `exclude` (JSON names, e.g. path
+   * parameters), in declaration order; a json_oneof is one property, where the oneof is declared.
+   */
   objectSchema(desc: DescMessage, direction: Direction, exclude: ReadonlySet<string> = new Set()): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
-    for (const field of desc.fields) {
-      if (exclude.has(field.jsonName)) continue;
-      properties[field.jsonName] = this.fieldSchema(field, direction);
-      if (direction === 'request' ? requiredInRequest(field, rulesOf(field)) : alwaysEmitted(field)) required.push(field.jsonName);
+    for (const member of desc.members) {
+      const named = member.kind === 'oneof' ? jsonOneofOf(member) : undefined;
+      if (member.kind === 'oneof' && named) {
+        if (direction === 'request') throw new Error(`${desc.typeName}: the json_oneof ${member.name} is for response messages only (the codec does not read it)`);
+        properties[named.name] = this.oneofSchema(member, named.discriminator);
+        if (hasOption(member, oneofRulesOption) && getOption(member, oneofRulesOption).required) required.push(named.name);
+        continue;
+      }
+      for (const field of member.kind === 'oneof' ? member.fields : [member]) {
+        if (exclude.has(field.jsonName)) continue;
+        properties[field.jsonName] = this.fieldSchema(field, direction);
+        // The field that tells the members of a json_oneof apart: its rule's values are documented (the discriminator's mapping).
+        if (direction === 'response' && this.discriminators.get(desc) === field.jsonName) Object.assign(properties[field.jsonName], valueKeywords(rulesOf(field)));
+        if (direction === 'request' ? requiredInRequest(field, rulesOf(field)) : alwaysEmitted(field)) required.push(field.jsonName);
+      }
     }
     return {
       type: 'object',
       description: `Protobuf message \`${desc.typeName}\`.`,
       properties,
       ...(required.length > 0 ? { required } : {}),
+    };
+  }
+
+  /**
+   * A json_oneof (response only): one of its members' messages, told apart by `discriminator` (the
+   * JSON name of a field each member's message has, with a `const` or `in` rule naming its values).
+   * Members of the same message are listed once.
+   */
+  private oneofSchema(oneof: DescOneof, discriminator: string): JsonSchema {
+    const messages = [...new Set(oneof.fields.map((f) => f.message))];
+    if (messages.some((m) => m === undefined)) throw new Error(`${oneof.parent.typeName}.${oneof.name}: a json_oneof has message members only`);
+    for (const m of messages as DescMessage[]) {
+      if (!discriminator) continue;
+      const field = m.fields.find((f) => f.jsonName === discriminator);
+      const keywords = field ? valueKeywords(rulesOf(field)) : {};
+      if (keywords.const === undefined && keywords.enum === undefined) throw new Error(`${m.typeName}: the discriminator ${discriminator} of ${oneof.parent.typeName}.${oneof.name} needs a const or in rule`);
+      this.discriminators.set(m, discriminator);
+    }
+    return {
+      type: 'object',
+      description: `Oneof \`${oneof.name}\` of \`${oneof.parent.typeName}\`: the object of the member that is set${discriminator ? `, named by its \`${discriminator}\`` : ''}.`,
+      oneOf: (messages as DescMessage[]).map((m) => this.messageSchema(m, 'response')),
+      ...(discriminator ? { discriminator: { propertyName: discriminator } } : {}),
     };
   }
 

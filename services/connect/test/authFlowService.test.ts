@@ -12,7 +12,7 @@ import { Code, ConnectError, createClient, type Client } from '@connectrpc/conne
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import type { FrontendClientInformationSchema } from '../../../gen/passkeyauth/common/v1/client_information_pb.js';
-import { AuthFlowService, GetProcessConfigResponseSchema, ProcessInitResponseSchema, type ProcessResponse } from '../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
+import { AuthFlowService, BlockBodySchema, GetProcessConfigResponseSchema, ProcessInitResponseSchema, type BlockBody, type ProcessResponse } from '../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import { ConnectFlowService } from '../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
 import { invalidArgument } from '../../runtime/errors.js';
@@ -88,10 +88,29 @@ async function rpcError(p: Promise<unknown>) {
   return { code: ce.code, type: info?.type ?? '', fields: info?.validation.map((v) => v.field) ?? [] };
 }
 
+interface PlainBlock {
+  block: string;
+  authType: string;
+  data: Record<string, unknown>;
+  alternatives: PlainBlock[];
+  error?: { code: string };
+  continueOnOtherDevice?: { reason: string };
+}
+
+/**
+ * A BlockBody with its data as JSON (`data` is the set member of the oneof, the message of its
+ * block type: the member for "passkey-append" is passkeyAppend).
+ */
+function plainBlock(body: BlockBody): PlainBlock {
+  const member = body.data.case;
+  expect(member, `the data member of ${body.block}`).toBe(body.block.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()));
+  const data = toJson(BlockBodySchema.field[member!].message!, body.data.value!) as Record<string, unknown>;
+  return { ...(body as unknown as PlainBlock), data, alternatives: body.alternatives.map(plainBlock) };
+}
+
 /** The block of a Block response, as plain data (`data` is the block's JSON object). */
-function blockOf(r: { processResponse?: ProcessResponse }) {
-  const body = r.processResponse!.blockBody!;
-  return body as unknown as { block: string; authType: string; data: Record<string, unknown>; alternatives: { block: string }[]; error?: { code: string }; continueOnOtherDevice?: { reason: string } };
+function blockOf(r: { processResponse?: ProcessResponse }): PlainBlock {
+  return plainBlock(r.processResponse!.blockBody!);
 }
 
 /** process/init: the token (as the call's headers) and the answer. */

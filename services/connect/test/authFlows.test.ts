@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, failedPrecondition, invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
-import type { Block } from '../src/auth-flows/domain/blockTypes.js';
+import type { Block, CompletedData, SignupInitData } from '../src/auth-flows/domain/blockTypes.js';
 import { initLogin } from '../src/auth-flows/domain/initLogin.js';
 import { finishPasskeyAppend } from '../src/auth-flows/domain/finishPasskeyAppend.js';
 import { finishPasskeyLogin } from '../src/auth-flows/domain/finishPasskeyLogin.js';
@@ -74,9 +74,9 @@ async function rejection(p: Promise<unknown>): Promise<DomainError> {
 /** The completed block's session token, verified, and the user it names. */
 async function sessionOf(block: Block) {
   expect(block.block).toBe('completed');
-  const claims = await verifyProjectToken(deps, A, String(block.data.shortSession), 'session');
+  const claims = await verifyProjectToken(deps, A, String((block.data as CompletedData).shortSession), 'session');
   expect(claims).not.toBeNull();
-  expect(String(block.data.longSession)).not.toBe('');
+  expect(String((block.data as CompletedData).longSession)).not.toBe('');
   return claims!;
 }
 
@@ -117,7 +117,7 @@ describe('F1 sign-up', () => {
 
     const done = await finishProcess(deps, call);
     expect((await sessionOf(done)).sub).toBe(userId);
-    expect(done.data.passkeyOperation).toEqual({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email', ceremonyType: 'local' });
+    expect((done.data as CompletedData).passkeyOperation).toEqual({ operationType: 'append', identifierValue: 'ada@example.com', identifierType: 'email', ceremonyType: 'local' });
     expect((await deps.users.find(A, userId))?.status).toBe('active');
     // (Rewritten for #29: it used to find the address by value after a passkey-only sign-up.) The
     // passkey proved the user, not the address: the email stays unclaimed until a code proves it.
@@ -146,7 +146,7 @@ describe('F1 sign-up', () => {
 
     const done = await verify(FakeOneTimeCodes.CODE);
     expect((await sessionOf(done)).sub).toBe(userId);
-    expect(done.data.passkeyOperation).toBeUndefined();
+    expect((done.data as CompletedData).passkeyOperation).toBeUndefined();
     // The code claimed the address for this user, and the process keeps what it proved.
     expect(await deps.identifiers.findByValue(A, 'email', 'grace@example.com')).toMatchObject({ userId, status: 'verified', claimed: true, source: 'self' });
     expect((await deps.users.find(A, userId))?.status).toBe('active');
@@ -164,7 +164,7 @@ describe('F1 sign-up', () => {
       ],
     });
     expect(block.block).toBe('signup-init');
-    const errors = (block.data.identifiers as { error?: { code: string } }[]).map((i) => i.error?.code);
+    const errors = (block.data as SignupInitData).identifiers.map((i) => i.error?.code);
     expect(errors).toEqual(['identifier_already_in_use', 'identifier_invalid', 'identifier_duplicate_type']);
     expect(await deps.identifiers.findByValue(A, 'phone', '+4915112345678')).toBeNull();
     expect(ceremony.calls.startAppend).toHaveLength(0);
@@ -198,7 +198,7 @@ describe('F2 login', () => {
     expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, assertionResponse: '{"id":"a"}', processId: call.processId });
     expect((ceremony.calls.finishLogin[0].input as { signPasskeyData?: boolean }).signPasskeyData).toBeUndefined();
     expect((await sessionOf(done)).sub).toBe(user._id);
-    expect(done.data.passkeyOperation).toEqual({ operationType: 'verify', identifierValue: 'turing@example.com', identifierType: 'email', ceremonyType: 'cda' });
+    expect((done.data as CompletedData).passkeyOperation).toEqual({ operationType: 'verify', identifierValue: 'turing@example.com', identifierType: 'email', ceremonyType: 'cda' });
   });
 
   it('sends the code at once when no passkey login is possible, then offers an append to a user without passkeys', async () => {
@@ -257,7 +257,7 @@ describe('F2 login', () => {
     const done = await finishPasskeyMediation(deps, call, '{"id":"m"}');
     expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: false });
     expect((await sessionOf(done)).sub).toBe(user._id);
-    expect(done.data.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com' });
+    expect((done.data as CompletedData).passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com' });
 
     const { call: again } = await init(CAPABLE_BROWSER);
     ceremony.mediationCredentialDeleted = true;

@@ -21,6 +21,7 @@ import { releaseAbandonedSignup } from '../src/auth-flows/domain/releaseAbandone
 import { skipBlock } from '../src/auth-flows/domain/skipBlock.js';
 import { startIdentifierVerify } from '../src/auth-flows/domain/startIdentifierVerify.js';
 import { updateProcessIdentifier } from '../src/auth-flows/domain/updateProcessIdentifier.js';
+import type { SignupInitData } from '../src/auth-flows/domain/blockTypes.js';
 import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
 import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
@@ -220,7 +221,7 @@ describe('proof before a claim counts (item 4)', () => {
     // A new sign-up with the address is now refused at once.
     const next = await start(CAPABLE_BROWSER, 'signup-init');
     const { block } = await initSignup(deps, next, { identifiers: [{ type: 'email', identifier: 'race@claims.example' }] });
-    expect((block.data.identifiers as { error?: { code: string } }[])[0]?.error?.code).toBe('identifier_already_in_use');
+    expect((block.data as SignupInitData).identifiers[0]?.error?.code).toBe('identifier_already_in_use');
   });
 
   it('/v2/me: adding or changing to a value others only asserted is allowed and powerless until proven; a claimed one is refused; the limit holds', async () => {

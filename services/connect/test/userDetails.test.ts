@@ -16,6 +16,7 @@ import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { initSignup } from '../src/auth-flows/domain/initSignup.js';
 import { startIdentifierVerify } from '../src/auth-flows/domain/startIdentifierVerify.js';
 import { updateProcessIdentifier } from '../src/auth-flows/domain/updateProcessIdentifier.js';
+import type { VerifyIdentifierData } from '../src/auth-flows/domain/blockTypes.js';
 import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
 import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
@@ -246,7 +247,7 @@ describe('sign-up identifier update and verification status', () => {
     expect(block).toMatchObject({ block: 'email-verify', data: { identifier: 'tpyo@example.com' } });
     const r = await updateProcessIdentifier(deps, call, { identifierType: 'email', value: 'typo@example.com' });
     expect(r).toMatchObject({ block: 'email-verify', data: { identifier: 'typo@example.com', verificationMethod: 'email-otp' } });
-    expect(r.data.retryNotBefore).toBeUndefined();
+    expect((r.data as VerifyIdentifierData).retryNotBefore).toBeUndefined();
     const process = await env.deps.authProcesses.find(A, call.processId!);
     expect(process).toMatchObject({ identifier: { value: 'typo@example.com' }, verified: false });
     expect(process?.challenge ?? null).toBeNull();

@@ -5,17 +5,18 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { FrontendClientInformation } from "../../common/v1/client_information_pb.js";
 import { file_passkeyauth_common_v1_client_information } from "../../common/v1/client_information_pb.js";
+import type { PasskeyOperation } from "./connect_flow_service_pb.js";
+import { file_passkeyauth_connect_v1_connect_flow_service } from "./connect_flow_service_pb.js";
 import { file_passkeyauth_gateway_v1_http } from "../../gateway/v1/http_pb.js";
-import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file passkeyauth/connect/v1/auth_flow_service.proto.
  */
 export const file_passkeyauth_connect_v1_auth_flow_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wYXNza2V5YXV0aC9jb25uZWN0L3YxL2F1dGhfZmxvd19zZXJ2aWNlLnByb3RvEhZwYXNza2V5YXV0aC5jb25uZWN0LnYxIjEKEEF1dGhSZXF1ZXN0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIpcCCglCbG9ja0JvZHkSDQoFYmxvY2sYASABKAkSEQoJYXV0aF90eXBlGAIgASgJEiUKBGRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjcKDGFsdGVybmF0aXZlcxgEIAMoCzIhLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQmxvY2tCb2R5EjcKBWVycm9yGAUgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoUmVxdWVzdEVycm9yEk8KGGNvbnRpbnVlX29uX290aGVyX2RldmljZRgGIAEoCzItLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ29udGludWVPbk90aGVyRGV2aWNlIicKFUNvbnRpbnVlT25PdGhlckRldmljZRIOCgZyZWFzb24YASABKAkiZAoNUHJvY2Vzc0NvbW1vbhIQCghhcHBfbmFtZRgBIAEoCRIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJEhIKCmhpZGVfYmFkZ2UYAyABKAgSEwoLZW52aXJvbm1lbnQYBCABKAkiNgoRUHJvY2Vzc1N0YXRpY0luZm8SDQoFdG9rZW4YASABKAkSEgoKZXhwaXJlc19hdBgCIAEoAyK/AQoPUHJvY2Vzc1Jlc3BvbnNlEjUKCmJsb2NrX2JvZHkYASABKAsyIS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrQm9keRI1CgZjb21tb24YAiABKAsyJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NDb21tb24SPgoLbmV3X3Byb2Nlc3MYAyABKAsyKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NTdGF0aWNJbmZvIpcEChJQcm9jZXNzSW5pdFJlcXVlc3QSVAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIqChRwYXNza2V5X2FwcGVuZF9zaG93bhgCIAEoA0IHukgEIgIoAEgAiAEBEjMKJm9wdF9vdXRfb2ZfcGFzc2tleV9hcHBlbmRfYWZ0ZXJfaHlicmlkGAMgASgISAGIAQEShQIKD3ByZWZlcnJlZF9ibG9jaxgEIAEoCULrAbpI5wFy5AFSAFILc2lnbnVwLWluaXRSCmxvZ2luLWluaXRSDnBhc3NrZXktYXBwZW5kUg5wYXNza2V5LXZlcmlmeVIMZW1haWwtdmVyaWZ5UgxwaG9uZS12ZXJpZnlSEHBhc3NrZXktYXBwZW5kZWRSCWNvbXBsZXRlZFIYcG9zdC1zaWdudXAtZW1haWwtdmVyaWZ5Uhhjb25kaXRpb25hbC11aS1jb21wbGV0ZWRSDXNvY2lhbC12ZXJpZnlSG3Bhc3NrZXktYXBwZW5kLWFmdGVyLWh5YnJpZFIObWlzc2luZy1maWVsZHNCFwoVX3Bhc3NrZXlfYXBwZW5kX3Nob3duQikKJ19vcHRfb3V0X29mX3Bhc3NrZXlfYXBwZW5kX2FmdGVyX2h5YnJpZCK5AQoTUHJvY2Vzc0luaXRSZXNwb25zZRIiChVuZXdfY2xpZW50X2Vudl9oYW5kbGUYASABKAlIAIgBARINCgV0b2tlbhgCIAEoCRISCgpleHBpcmVzX2F0GAMgASgDEkEKEHByb2Nlc3NfcmVzcG9uc2UYBCABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlIlwKD0xvZ2luSWRlbnRpZmllchIrCgR0eXBlGAEgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIcCgppZGVudGlmaWVyGAIgASgJQgi6SAVyAxiAAiKNAQoRU2lnbnVwSW5pdFJlcXVlc3QSSAoLaWRlbnRpZmllcnMYASADKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ2luSWRlbnRpZmllckIKukgHkgEECAEQAxIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQFCDAoKX2Z1bGxfbmFtZSJmChRBdXRoTG9naW5Jbml0UmVxdWVzdBIiChBpZGVudGlmaWVyX3ZhbHVlGAEgASgJQgi6SAVyAxiAAhIdCghpc19waG9uZRgCIAEoCEIGukgDyAEBSACIAQFCCwoJX2lzX3Bob25lImkKGVBhc3NrZXlBcHBlbmRTdGFydFJlcXVlc3QSTAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24iQwoaUGFzc2tleUFwcGVuZEZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiaAoYUGFzc2tleUxvZ2luU3RhcnRSZXF1ZXN0EkwKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5Gcm9udGVuZENsaWVudEluZm9ybWF0aW9uIkIKGVBhc3NrZXlMb2dpbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiRgodUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQikAEKHElkZW50aWZpZXJWZXJpZnlTdGFydFJlcXVlc3QSLAoPaWRlbnRpZmllcl90eXBlGAEgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAIgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHAi2QEKHUlkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXF1ZXN0EhgKBGNvZGUYASABKAlCCrpIB3IFEAEYgAQSLAoPaWRlbnRpZmllcl90eXBlGAIgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAMgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHASGgoNaXNfbmV3X2RldmljZRgEIAEoCEgAiAEBQhAKDl9pc19uZXdfZGV2aWNlIhIKEEJsb2NrU2tpcFJlcXVlc3QiGAoWUHJvY2Vzc0NvbXBsZXRlUmVxdWVzdCJXChJTaWdudXBJbml0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIloKFUF1dGhMb2dpbkluaXRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUFwcGVuZFN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImAKG1Bhc3NrZXlBcHBlbmRGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXgoZUGFzc2tleUxvZ2luU3RhcnRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUxvZ2luRmluaXNoUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYgodSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiVgoRQmxvY2tTa2lwUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIlwKF1Byb2Nlc3NDb21wbGV0ZVJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIfCh1JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVxdWVzdCJjCh5JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImwKF0lkZW50aWZpZXJVcGRhdGVSZXF1ZXN0EjYKD2lkZW50aWZpZXJfdHlwZRgBIAEoCUIdukgachhSBWVtYWlsUgVwaG9uZVIIdXNlcm5hbWUSGQoFdmFsdWUYAiABKAlCCrpIB3IFEAEYgAIiXQoYSWRlbnRpZmllclVwZGF0ZVJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIZChdHZXRQcm9jZXNzQ29uZmlnUmVxdWVzdCJYChhHZXRQcm9jZXNzQ29uZmlnUmVzcG9uc2USIgoadXNlX3NlcnZlcl9zaWRlX3Byb2Nlc3NfaWQYASABKAgSGAoQZnJvbnRlbmRfYXBpX3VybBgCIAEoCSKbAgoRUHJvY2Vzc0dldFJlcXVlc3QShQIKD3ByZWZlcnJlZF9ibG9jaxgBIAEoCULrAbpI5wFy5AFSAFILc2lnbnVwLWluaXRSCmxvZ2luLWluaXRSDnBhc3NrZXktYXBwZW5kUg5wYXNza2V5LXZlcmlmeVIMZW1haWwtdmVyaWZ5UgxwaG9uZS12ZXJpZnlSEHBhc3NrZXktYXBwZW5kZWRSCWNvbXBsZXRlZFIYcG9zdC1zaWdudXAtZW1haWwtdmVyaWZ5Uhhjb25kaXRpb25hbC11aS1jb21wbGV0ZWRSDXNvY2lhbC12ZXJpZnlSG3Bhc3NrZXktYXBwZW5kLWFmdGVyLWh5YnJpZFIObWlzc2luZy1maWVsZHMiVwoSUHJvY2Vzc0dldFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIVChNQcm9jZXNzUmVzZXRSZXF1ZXN0IlkKFFByb2Nlc3NSZXNldFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSKGBAoSRXZlbnRDcmVhdGVSZXF1ZXN0Er4DCgpldmVudF90eXBlGAEgASgJQqkDukilA3KiA1IUbG9naW4tZXhwbGljaXQtYWJvcnRSC2xvZ2luLWVycm9yUhNsb2dpbi1lcnJvci11bnR5cGVkUhZsb2dpbi1lcnJvci11bmV4cGVjdGVkUhRsb2dpbi1vbmUtdGFwLXN3aXRjaFIUbG9naW4tbm8tY3JlZGVudGlhbHNSLHVzZXItYXBwZW5kLWFmdGVyLWNyb3NzLXBsYXRmb3JtLWJsYWNrbGlzdGVkUil1c2VyLWFwcGVuZC1hZnRlci1sb2dpbi1lcnJvci1ibGFja2xpc3RlZFIYYXBwZW5kLWNyZWRlbnRpYWwtZXhpc3RzUhVhcHBlbmQtZXhwbGljaXQtYWJvcnRSDGFwcGVuZC1lcnJvclIXYXBwZW5kLWVycm9yLXVuZXhwZWN0ZWRSEWFwcGVuZC1sZWFybi1tb3JlUhdtYW5hZ2UtZXJyb3ItdW5leHBlY3RlZFIMbWFuYWdlLWVycm9yUhFtYW5hZ2UtbGVhcm4tbW9yZVIYbWFuYWdlLWNyZWRlbnRpYWwtZXhpc3RzUgxsb2NhbC11bmxvY2sSIQoJY2hhbGxlbmdlGAIgASgJQgm6SAZyBBiAgARIAIgBAUIMCgpfY2hhbGxlbmdlIhUKE0V2ZW50Q3JlYXRlUmVzcG9uc2Uy+BoKD0F1dGhGbG93U2VydmljZRKZAQoLUHJvY2Vzc0luaXQSKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NJbml0UmVxdWVzdBorLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0luaXRSZXNwb25zZSIxorsYLQoEUE9TVBIVL3YyL2F1dGgvcHJvY2Vzcy9pbml0GgZiZWFyZXIiBmNsaWVudBKwAQoKU2lnbnVwSW5pdBIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuU2lnbnVwSW5pdFJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlNpZ251cEluaXRSZXNwb25zZSJLorsYRwoEUE9TVBIUL3YyL2F1dGgvc2lnbnVwL2luaXQaBmJlYXJlciIGY2xpZW50Igdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlErgBCg1BdXRoTG9naW5Jbml0EiwucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoTG9naW5Jbml0UmVxdWVzdBotLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aExvZ2luSW5pdFJlc3BvbnNlIkqiuxhGCgRQT1NUEhMvdjIvYXV0aC9sb2dpbi9pbml0GgZiZWFyZXIiBmNsaWVudCIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLJAQoSUGFzc2tleUFwcGVuZFN0YXJ0EjEucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kU3RhcnRSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kU3RhcnRSZXNwb25zZSJMorsYSAoEUE9TVBIdL3YyL2F1dGgvcGFzc2tleS9hcHBlbmQvc3RhcnQaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLNAQoTUGFzc2tleUFwcGVuZEZpbmlzaBIyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUFwcGVuZEZpbmlzaFJlcXVlc3QaMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlBcHBlbmRGaW5pc2hSZXNwb25zZSJNorsYSQoEUE9TVBIeL3YyL2F1dGgvcGFzc2tleS9hcHBlbmQvZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USxQEKEVBhc3NrZXlMb2dpblN0YXJ0EjAucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5TdGFydFJlcXVlc3QaMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlMb2dpblN0YXJ0UmVzcG9uc2UiS6K7GEcKBFBPU1QSHC92Mi9hdXRoL3Bhc3NrZXkvbG9naW4vc3RhcnQaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLJAQoSUGFzc2tleUxvZ2luRmluaXNoEjEucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5GaW5pc2hSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5GaW5pc2hSZXNwb25zZSJMorsYSAoEUE9TVBIdL3YyL2F1dGgvcGFzc2tleS9sb2dpbi9maW5pc2gaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLZAQoWUGFzc2tleU1lZGlhdGlvbkZpbmlzaBI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXNwb25zZSJQorsYTAoEUE9TVBIhL3YyL2F1dGgvcGFzc2tleS9tZWRpYXRpb24vZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2US1QEKFUlkZW50aWZpZXJWZXJpZnlTdGFydBI0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVxdWVzdBo1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVzcG9uc2UiT6K7GEsKBFBPU1QSIC92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L3N0YXJ0GgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2US2QEKFklkZW50aWZpZXJWZXJpZnlGaW5pc2gSNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXF1ZXN0GjYucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5RmluaXNoUmVzcG9uc2UiUKK7GEwKBFBPU1QSIS92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L2ZpbmlzaBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEtgBChZJZGVudGlmaWVyVmVyaWZ5U3RhdHVzEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXR1c1Jlc3BvbnNlIk+iuxhLCgNHRVQSIS92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L3N0YXR1cxoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEsABChBJZGVudGlmaWVyVXBkYXRlEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVXBkYXRlUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclVwZGF0ZVJlc3BvbnNlIkmiuxhFCgRQT1NUEhovdjIvYXV0aC9pZGVudGlmaWVyL3VwZGF0ZRoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEqQBCglCbG9ja1NraXASKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrU2tpcFJlcXVlc3QaKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrU2tpcFJlc3BvbnNlIkKiuxg+CgRQT1NUEhMvdjIvYXV0aC9ibG9jay9za2lwGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USvAEKD1Byb2Nlc3NDb21wbGV0ZRIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0NvbXBsZXRlUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0NvbXBsZXRlUmVzcG9uc2UiSKK7GEQKBFBPU1QSGS92Mi9hdXRoL3Byb2Nlc3MvY29tcGxldGUaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRKkAQoQR2V0UHJvY2Vzc0NvbmZpZxIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0UHJvY2Vzc0NvbmZpZ1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFByb2Nlc3NDb25maWdSZXNwb25zZSItorsYKQoDR0VUEhIvdjIvcHJvY2Vzcy1jb25maWcaBmJlYXJlciIGY2xpZW50EqMBCgpQcm9jZXNzR2V0EikucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzR2V0UmVxdWVzdBoqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0dldFJlc3BvbnNlIj6iuxg6CgNHRVQSEC92Mi9hdXRoL3Byb2Nlc3MaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRKwAQoMUHJvY2Vzc1Jlc2V0EisucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzZXRSZXF1ZXN0GiwucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzZXRSZXNwb25zZSJForsYQQoEUE9TVBIWL3YyL2F1dGgvcHJvY2Vzcy9yZXNldBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEpYBCgtFdmVudENyZWF0ZRIqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRXZlbnRDcmVhdGVSZXF1ZXN0GisucGFzc2tleWF1dGguY29ubmVjdC52MS5FdmVudENyZWF0ZVJlc3BvbnNlIi6iuxgqCgRQT1NUEg8vdjIvYXV0aC9ldmVudHMaBmJlYXJlciIHcHJvY2Vzc0ABYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_gateway_v1_http]);
+  fileDesc("Ci5wYXNza2V5YXV0aC9jb25uZWN0L3YxL2F1dGhfZmxvd19zZXJ2aWNlLnByb3RvEhZwYXNza2V5YXV0aC5jb25uZWN0LnYxIjEKEEF1dGhSZXF1ZXN0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIvEGCglCbG9ja0JvZHkSDQoFYmxvY2sYASABKAkSEQoJYXV0aF90eXBlGAIgASgJEkUKC3NpZ251cF9pbml0GAcgASgLMi4ucGFzc2tleWF1dGguY29ubmVjdC52MS5HZW5lcmFsQmxvY2tTaWdudXBJbml0SAASQwoKbG9naW5faW5pdBgIIAEoCzItLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2VuZXJhbEJsb2NrTG9naW5Jbml0SAASSwoOcGFzc2tleV9hcHBlbmQYCSABKAsyMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdlbmVyYWxCbG9ja1Bhc3NrZXlBcHBlbmRIABJLCg5wYXNza2V5X3ZlcmlmeRgKIAEoCzIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2VuZXJhbEJsb2NrUGFzc2tleVZlcmlmeUgAEkwKDGVtYWlsX3ZlcmlmeRgLIAEoCzI0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2VuZXJhbEJsb2NrVmVyaWZ5SWRlbnRpZmllckgAEkwKDHBob25lX3ZlcmlmeRgMIAEoCzI0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2VuZXJhbEJsb2NrVmVyaWZ5SWRlbnRpZmllckgAEk8KEHBhc3NrZXlfYXBwZW5kZWQYDSABKAsyMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdlbmVyYWxCbG9ja1Bhc3NrZXlBcHBlbmRlZEgAEkIKCWNvbXBsZXRlZBgOIAEoCzItLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2VuZXJhbEJsb2NrQ29tcGxldGVkSAASNwoMYWx0ZXJuYXRpdmVzGAQgAygLMiEucGFzc2tleWF1dGguY29ubmVjdC52MS5CbG9ja0JvZHkSNwoFZXJyb3IYBSABKAsyKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkF1dGhSZXF1ZXN0RXJyb3ISTwoYY29udGludWVfb25fb3RoZXJfZGV2aWNlGAYgASgLMi0ucGFzc2tleWF1dGguY29ubmVjdC52MS5Db250aW51ZU9uT3RoZXJEZXZpY2VCIgoEZGF0YRIaukgCCAGquxgRCgRkYXRhEglibG9ja1R5cGVKBAgDEAQitwIKFkdlbmVyYWxCbG9ja1NpZ251cEluaXQSJgoKYmxvY2tfdHlwZRgBIAEoCUISukgPcg0KC3NpZ251cC1pbml0EkUKC2lkZW50aWZpZXJzGAIgAygLMjAucGFzc2tleWF1dGguY29ubmVjdC52MS5Mb2dpbklkZW50aWZpZXJXaXRoRXJyb3ISPAoJZnVsbF9uYW1lGAMgASgLMikucGFzc2tleWF1dGguY29ubmVjdC52MS5GdWxsTmFtZVdpdGhFcnJvchI3Cgtzb2NpYWxfZGF0YRgEIAEoCzIiLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuU29jaWFsRGF0YRI3CgVlcnJvchgFIAEoCzIoLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aFJlcXVlc3RFcnJvciJ1ChhMb2dpbklkZW50aWZpZXJXaXRoRXJyb3ISDAoEdHlwZRgBIAEoCRISCgppZGVudGlmaWVyGAIgASgJEjcKBWVycm9yGAMgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoUmVxdWVzdEVycm9yIl8KEUZ1bGxOYW1lV2l0aEVycm9yEhEKCWZ1bGxfbmFtZRgBIAEoCRI3CgVlcnJvchgCIAEoCzIoLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aFJlcXVlc3RFcnJvciIvCgpTb2NpYWxEYXRhEhEKCXByb3ZpZGVycxgBIAMoCRIOCgZzdGF0dXMYAiABKAkilQMKFUdlbmVyYWxCbG9ja0xvZ2luSW5pdBIlCgpibG9ja190eXBlGAEgASgJQhG6SA5yDAoKbG9naW4taW5pdBIYChBpZGVudGlmaWVyX3ZhbHVlGAIgASgJEhAKCGlzX3Bob25lGAMgASgIEhoKEmlzX3Bob25lX2F2YWlsYWJsZRgEIAEoCBIaChJpc19lbWFpbF9hdmFpbGFibGUYBSABKAgSHQoVaXNfdXNlcm5hbWVfYXZhaWxhYmxlGAYgASgIEjcKC3NvY2lhbF9kYXRhGAcgASgLMiIucGFzc2tleWF1dGguY29ubmVjdC52MS5Tb2NpYWxEYXRhEj0KGGNvbmRpdGlvbmFsX3VpX2NoYWxsZW5nZRgIIAEoCUgAUhZjb25kaXRpb25hbFVJQ2hhbGxlbmdliAEBEj0KC2ZpZWxkX2Vycm9yGAkgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoUmVxdWVzdEVycm9yQhsKGV9jb25kaXRpb25hbF91aV9jaGFsbGVuZ2UihQIKGUdlbmVyYWxCbG9ja1Bhc3NrZXlBcHBlbmQSKQoKYmxvY2tfdHlwZRgBIAEoCUIVukgSchAKDnBhc3NrZXktYXBwZW5kEhEKCWNoYWxsZW5nZRgCIAEoCRIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEhcKD2lkZW50aWZpZXJfdHlwZRgEIAEoCRITCgthdXRvX3N1Ym1pdBgFIAEoCBIYChBwYXNza2V5X2ljb25fc2V0GAYgASgJEg8KB3ZhcmlhbnQYByABKAkSNwoFZXJyb3IYCCABKAsyKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkF1dGhSZXF1ZXN0RXJyb3IimwEKGUdlbmVyYWxCbG9ja1Bhc3NrZXlWZXJpZnkSKQoKYmxvY2tfdHlwZRgBIAEoCUIVukgSchAKDnBhc3NrZXktdmVyaWZ5EhEKCWNoYWxsZW5nZRgCIAEoCRIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEhcKCmxvZ2luX2hpbnQYBCABKAlIAIgBAUINCgtfbG9naW5faGludCL4AgocR2VuZXJhbEJsb2NrVmVyaWZ5SWRlbnRpZmllchI1CgpibG9ja190eXBlGAEgASgJQiG6SB5yHFIMZW1haWwtdmVyaWZ5UgxwaG9uZS12ZXJpZnkSGwoTdmVyaWZpY2F0aW9uX21ldGhvZBgCIAEoCRISCgppZGVudGlmaWVyGAMgASgJEh0KEHJldHJ5X25vdF9iZWZvcmUYBCABKANIAIgBARI3CgVlcnJvchgFIAEoCzIoLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aFJlcXVlc3RFcnJvchJfCiBhbHRlcm5hdGl2ZV92ZXJpZmljYXRpb25fbWV0aG9kcxgGIAMoCzI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQWx0ZXJuYXRpdmVWZXJpZmljYXRpb25NZXRob2QSIgoaaXNfcG9zdF9sb2dpbl92ZXJpZmljYXRpb24YByABKAhCEwoRX3JldHJ5X25vdF9iZWZvcmUiUAodQWx0ZXJuYXRpdmVWZXJpZmljYXRpb25NZXRob2QSGwoTdmVyaWZpY2F0aW9uX21ldGhvZBgBIAEoCRISCgppZGVudGlmaWVyGAIgASgJIkoKG0dlbmVyYWxCbG9ja1Bhc3NrZXlBcHBlbmRlZBIrCgpibG9ja190eXBlGAEgASgJQhe6SBRyEgoQcGFzc2tleS1hcHBlbmRlZCLdAQoVR2VuZXJhbEJsb2NrQ29tcGxldGVkEiQKCmJsb2NrX3R5cGUYASABKAlCELpIDXILCgljb21wbGV0ZWQSFQoNc2hvcnRfc2Vzc2lvbhgCIAEoCRIUCgxsb25nX3Nlc3Npb24YAyABKAkSFQoNc2Vzc2lvbl90b2tlbhgEIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAUgASgJEkMKEXBhc3NrZXlfb3BlcmF0aW9uGAYgASgLMigucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5T3BlcmF0aW9uIicKFUNvbnRpbnVlT25PdGhlckRldmljZRIOCgZyZWFzb24YASABKAkiZAoNUHJvY2Vzc0NvbW1vbhIQCghhcHBfbmFtZRgBIAEoCRIYChBmcm9udGVuZF9hcGlfdXJsGAIgASgJEhIKCmhpZGVfYmFkZ2UYAyABKAgSEwoLZW52aXJvbm1lbnQYBCABKAkiNgoRUHJvY2Vzc1N0YXRpY0luZm8SDQoFdG9rZW4YASABKAkSEgoKZXhwaXJlc19hdBgCIAEoAyK/AQoPUHJvY2Vzc1Jlc3BvbnNlEjUKCmJsb2NrX2JvZHkYASABKAsyIS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrQm9keRI1CgZjb21tb24YAiABKAsyJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NDb21tb24SPgoLbmV3X3Byb2Nlc3MYAyABKAsyKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NTdGF0aWNJbmZvIpcEChJQcm9jZXNzSW5pdFJlcXVlc3QSVAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIqChRwYXNza2V5X2FwcGVuZF9zaG93bhgCIAEoA0IHukgEIgIoAEgAiAEBEjMKJm9wdF9vdXRfb2ZfcGFzc2tleV9hcHBlbmRfYWZ0ZXJfaHlicmlkGAMgASgISAGIAQEShQIKD3ByZWZlcnJlZF9ibG9jaxgEIAEoCULrAbpI5wFy5AFSAFILc2lnbnVwLWluaXRSCmxvZ2luLWluaXRSDnBhc3NrZXktYXBwZW5kUg5wYXNza2V5LXZlcmlmeVIMZW1haWwtdmVyaWZ5UgxwaG9uZS12ZXJpZnlSEHBhc3NrZXktYXBwZW5kZWRSCWNvbXBsZXRlZFIYcG9zdC1zaWdudXAtZW1haWwtdmVyaWZ5Uhhjb25kaXRpb25hbC11aS1jb21wbGV0ZWRSDXNvY2lhbC12ZXJpZnlSG3Bhc3NrZXktYXBwZW5kLWFmdGVyLWh5YnJpZFIObWlzc2luZy1maWVsZHNCFwoVX3Bhc3NrZXlfYXBwZW5kX3Nob3duQikKJ19vcHRfb3V0X29mX3Bhc3NrZXlfYXBwZW5kX2FmdGVyX2h5YnJpZCK5AQoTUHJvY2Vzc0luaXRSZXNwb25zZRIiChVuZXdfY2xpZW50X2Vudl9oYW5kbGUYASABKAlIAIgBARINCgV0b2tlbhgCIAEoCRISCgpleHBpcmVzX2F0GAMgASgDEkEKEHByb2Nlc3NfcmVzcG9uc2UYBCABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlIlwKD0xvZ2luSWRlbnRpZmllchIrCgR0eXBlGAEgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIcCgppZGVudGlmaWVyGAIgASgJQgi6SAVyAxiAAiKNAQoRU2lnbnVwSW5pdFJlcXVlc3QSSAoLaWRlbnRpZmllcnMYASADKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ2luSWRlbnRpZmllckIKukgHkgEECAEQAxIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQFCDAoKX2Z1bGxfbmFtZSJmChRBdXRoTG9naW5Jbml0UmVxdWVzdBIiChBpZGVudGlmaWVyX3ZhbHVlGAEgASgJQgi6SAVyAxiAAhIdCghpc19waG9uZRgCIAEoCEIGukgDyAEBSACIAQFCCwoJX2lzX3Bob25lImkKGVBhc3NrZXlBcHBlbmRTdGFydFJlcXVlc3QSTAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24iQwoaUGFzc2tleUFwcGVuZEZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiaAoYUGFzc2tleUxvZ2luU3RhcnRSZXF1ZXN0EkwKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5Gcm9udGVuZENsaWVudEluZm9ybWF0aW9uIkIKGVBhc3NrZXlMb2dpbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQiRgodUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlcXVlc3QSJQoQc2lnbmVkX2NoYWxsZW5nZRgBIAEoCUILukgIcgYQARiAgAQikAEKHElkZW50aWZpZXJWZXJpZnlTdGFydFJlcXVlc3QSLAoPaWRlbnRpZmllcl90eXBlGAEgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAIgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHAi2QEKHUlkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXF1ZXN0EhgKBGNvZGUYASABKAlCCrpIB3IFEAEYgAQSLAoPaWRlbnRpZmllcl90eXBlGAIgASgJQhO6SBByDlIFZW1haWxSBXBob25lEkIKEXZlcmlmaWNhdGlvbl90eXBlGAMgASgJQie6SCRyIlIJZW1haWwtb3RwUgplbWFpbC1saW5rUglwaG9uZS1vdHASGgoNaXNfbmV3X2RldmljZRgEIAEoCEgAiAEBQhAKDl9pc19uZXdfZGV2aWNlIhIKEEJsb2NrU2tpcFJlcXVlc3QiGAoWUHJvY2Vzc0NvbXBsZXRlUmVxdWVzdCJXChJTaWdudXBJbml0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIloKFUF1dGhMb2dpbkluaXRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUFwcGVuZFN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImAKG1Bhc3NrZXlBcHBlbmRGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXgoZUGFzc2tleUxvZ2luU3RhcnRSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiXwoaUGFzc2tleUxvZ2luRmluaXNoUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiYgodSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImMKHklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXNwb25zZRJBChBwcm9jZXNzX3Jlc3BvbnNlGAEgASgLMicucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzcG9uc2UiVgoRQmxvY2tTa2lwUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlIlwKF1Byb2Nlc3NDb21wbGV0ZVJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIfCh1JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVxdWVzdCJjCh5JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVzcG9uc2USQQoQcHJvY2Vzc19yZXNwb25zZRgBIAEoCzInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc1Jlc3BvbnNlImwKF0lkZW50aWZpZXJVcGRhdGVSZXF1ZXN0EjYKD2lkZW50aWZpZXJfdHlwZRgBIAEoCUIdukgachhSBWVtYWlsUgVwaG9uZVIIdXNlcm5hbWUSGQoFdmFsdWUYAiABKAlCCrpIB3IFEAEYgAIiXQoYSWRlbnRpZmllclVwZGF0ZVJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIZChdHZXRQcm9jZXNzQ29uZmlnUmVxdWVzdCJYChhHZXRQcm9jZXNzQ29uZmlnUmVzcG9uc2USIgoadXNlX3NlcnZlcl9zaWRlX3Byb2Nlc3NfaWQYASABKAgSGAoQZnJvbnRlbmRfYXBpX3VybBgCIAEoCSKbAgoRUHJvY2Vzc0dldFJlcXVlc3QShQIKD3ByZWZlcnJlZF9ibG9jaxgBIAEoCULrAbpI5wFy5AFSAFILc2lnbnVwLWluaXRSCmxvZ2luLWluaXRSDnBhc3NrZXktYXBwZW5kUg5wYXNza2V5LXZlcmlmeVIMZW1haWwtdmVyaWZ5UgxwaG9uZS12ZXJpZnlSEHBhc3NrZXktYXBwZW5kZWRSCWNvbXBsZXRlZFIYcG9zdC1zaWdudXAtZW1haWwtdmVyaWZ5Uhhjb25kaXRpb25hbC11aS1jb21wbGV0ZWRSDXNvY2lhbC12ZXJpZnlSG3Bhc3NrZXktYXBwZW5kLWFmdGVyLWh5YnJpZFIObWlzc2luZy1maWVsZHMiVwoSUHJvY2Vzc0dldFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSIVChNQcm9jZXNzUmVzZXRSZXF1ZXN0IlkKFFByb2Nlc3NSZXNldFJlc3BvbnNlEkEKEHByb2Nlc3NfcmVzcG9uc2UYASABKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NSZXNwb25zZSKGBAoSRXZlbnRDcmVhdGVSZXF1ZXN0Er4DCgpldmVudF90eXBlGAEgASgJQqkDukilA3KiA1IUbG9naW4tZXhwbGljaXQtYWJvcnRSC2xvZ2luLWVycm9yUhNsb2dpbi1lcnJvci11bnR5cGVkUhZsb2dpbi1lcnJvci11bmV4cGVjdGVkUhRsb2dpbi1vbmUtdGFwLXN3aXRjaFIUbG9naW4tbm8tY3JlZGVudGlhbHNSLHVzZXItYXBwZW5kLWFmdGVyLWNyb3NzLXBsYXRmb3JtLWJsYWNrbGlzdGVkUil1c2VyLWFwcGVuZC1hZnRlci1sb2dpbi1lcnJvci1ibGFja2xpc3RlZFIYYXBwZW5kLWNyZWRlbnRpYWwtZXhpc3RzUhVhcHBlbmQtZXhwbGljaXQtYWJvcnRSDGFwcGVuZC1lcnJvclIXYXBwZW5kLWVycm9yLXVuZXhwZWN0ZWRSEWFwcGVuZC1sZWFybi1tb3JlUhdtYW5hZ2UtZXJyb3ItdW5leHBlY3RlZFIMbWFuYWdlLWVycm9yUhFtYW5hZ2UtbGVhcm4tbW9yZVIYbWFuYWdlLWNyZWRlbnRpYWwtZXhpc3RzUgxsb2NhbC11bmxvY2sSIQoJY2hhbGxlbmdlGAIgASgJQgm6SAZyBBiAgARIAIgBAUIMCgpfY2hhbGxlbmdlIhUKE0V2ZW50Q3JlYXRlUmVzcG9uc2Uy+BoKD0F1dGhGbG93U2VydmljZRKZAQoLUHJvY2Vzc0luaXQSKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlByb2Nlc3NJbml0UmVxdWVzdBorLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0luaXRSZXNwb25zZSIxorsYLQoEUE9TVBIVL3YyL2F1dGgvcHJvY2Vzcy9pbml0GgZiZWFyZXIiBmNsaWVudBKwAQoKU2lnbnVwSW5pdBIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuU2lnbnVwSW5pdFJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlNpZ251cEluaXRSZXNwb25zZSJLorsYRwoEUE9TVBIUL3YyL2F1dGgvc2lnbnVwL2luaXQaBmJlYXJlciIGY2xpZW50Igdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlErgBCg1BdXRoTG9naW5Jbml0EiwucGFzc2tleWF1dGguY29ubmVjdC52MS5BdXRoTG9naW5Jbml0UmVxdWVzdBotLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXV0aExvZ2luSW5pdFJlc3BvbnNlIkqiuxhGCgRQT1NUEhMvdjIvYXV0aC9sb2dpbi9pbml0GgZiZWFyZXIiBmNsaWVudCIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLJAQoSUGFzc2tleUFwcGVuZFN0YXJ0EjEucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kU3RhcnRSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5QXBwZW5kU3RhcnRSZXNwb25zZSJMorsYSAoEUE9TVBIdL3YyL2F1dGgvcGFzc2tleS9hcHBlbmQvc3RhcnQaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLNAQoTUGFzc2tleUFwcGVuZEZpbmlzaBIyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleUFwcGVuZEZpbmlzaFJlcXVlc3QaMy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlBcHBlbmRGaW5pc2hSZXNwb25zZSJNorsYSQoEUE9TVBIeL3YyL2F1dGgvcGFzc2tleS9hcHBlbmQvZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USxQEKEVBhc3NrZXlMb2dpblN0YXJ0EjAucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5TdGFydFJlcXVlc3QaMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlMb2dpblN0YXJ0UmVzcG9uc2UiS6K7GEcKBFBPU1QSHC92Mi9hdXRoL3Bhc3NrZXkvbG9naW4vc3RhcnQaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLJAQoSUGFzc2tleUxvZ2luRmluaXNoEjEucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5GaW5pc2hSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5QYXNza2V5TG9naW5GaW5pc2hSZXNwb25zZSJMorsYSAoEUE9TVBIdL3YyL2F1dGgvcGFzc2tleS9sb2dpbi9maW5pc2gaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRLZAQoWUGFzc2tleU1lZGlhdGlvbkZpbmlzaBI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUGFzc2tleU1lZGlhdGlvbkZpbmlzaFJlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlBhc3NrZXlNZWRpYXRpb25GaW5pc2hSZXNwb25zZSJQorsYTAoEUE9TVBIhL3YyL2F1dGgvcGFzc2tleS9tZWRpYXRpb24vZmluaXNoGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2US1QEKFUlkZW50aWZpZXJWZXJpZnlTdGFydBI0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVxdWVzdBo1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXJ0UmVzcG9uc2UiT6K7GEsKBFBPU1QSIC92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L3N0YXJ0GgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2US2QEKFklkZW50aWZpZXJWZXJpZnlGaW5pc2gSNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXJWZXJpZnlGaW5pc2hSZXF1ZXN0GjYucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5RmluaXNoUmVzcG9uc2UiUKK7GEwKBFBPU1QSIS92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L2ZpbmlzaBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEtgBChZJZGVudGlmaWVyVmVyaWZ5U3RhdHVzEjUucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVmVyaWZ5U3RhdHVzUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclZlcmlmeVN0YXR1c1Jlc3BvbnNlIk+iuxhLCgNHRVQSIS92Mi9hdXRoL2lkZW50aWZpZXIvdmVyaWZ5L3N0YXR1cxoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEsABChBJZGVudGlmaWVyVXBkYXRlEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyVXBkYXRlUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllclVwZGF0ZVJlc3BvbnNlIkmiuxhFCgRQT1NUEhovdjIvYXV0aC9pZGVudGlmaWVyL3VwZGF0ZRoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEqQBCglCbG9ja1NraXASKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrU2tpcFJlcXVlc3QaKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkJsb2NrU2tpcFJlc3BvbnNlIkKiuxg+CgRQT1NUEhMvdjIvYXV0aC9ibG9jay9za2lwGgZiZWFyZXIiB3Byb2Nlc3MqEHByb2Nlc3NfcmVzcG9uc2USvAEKD1Byb2Nlc3NDb21wbGV0ZRIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0NvbXBsZXRlUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0NvbXBsZXRlUmVzcG9uc2UiSKK7GEQKBFBPU1QSGS92Mi9hdXRoL3Byb2Nlc3MvY29tcGxldGUaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRKkAQoQR2V0UHJvY2Vzc0NvbmZpZxIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0UHJvY2Vzc0NvbmZpZ1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFByb2Nlc3NDb25maWdSZXNwb25zZSItorsYKQoDR0VUEhIvdjIvcHJvY2Vzcy1jb25maWcaBmJlYXJlciIGY2xpZW50EqMBCgpQcm9jZXNzR2V0EikucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzR2V0UmVxdWVzdBoqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUHJvY2Vzc0dldFJlc3BvbnNlIj6iuxg6CgNHRVQSEC92Mi9hdXRoL3Byb2Nlc3MaBmJlYXJlciIHcHJvY2VzcyoQcHJvY2Vzc19yZXNwb25zZRKwAQoMUHJvY2Vzc1Jlc2V0EisucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzZXRSZXF1ZXN0GiwucGFzc2tleWF1dGguY29ubmVjdC52MS5Qcm9jZXNzUmVzZXRSZXNwb25zZSJForsYQQoEUE9TVBIWL3YyL2F1dGgvcHJvY2Vzcy9yZXNldBoGYmVhcmVyIgdwcm9jZXNzKhBwcm9jZXNzX3Jlc3BvbnNlEpYBCgtFdmVudENyZWF0ZRIqLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRXZlbnRDcmVhdGVSZXF1ZXN0GisucGFzc2tleWF1dGguY29ubmVjdC52MS5FdmVudENyZWF0ZVJlc3BvbnNlIi6iuxgqCgRQT1NUEg8vdjIvYXV0aC9ldmVudHMaBmJlYXJlciIHcHJvY2Vzc0ABYgZwcm90bzM", [file_buf_validate_validate, file_passkeyauth_common_v1_client_information, file_passkeyauth_connect_v1_connect_flow_service, file_passkeyauth_gateway_v1_http]);
 
 /**
  * AuthRequestError is the reference requestError: a machine-readable code and a message.
@@ -67,11 +68,77 @@ export type BlockBody = Message<"passkeyauth.connect.v1.BlockBody"> & {
   authType: string;
 
   /**
-   * The block's data; its fields depend on data.blockType (see docs/api/signup-login-and-sessions.md).
+   * The block's data, one message per block type: the gateway writes the set member's object as
+   * `data` (passkeyauth.gateway.v1.json_oneof), so the JSON is the interface's blockBody.data, and
+   * its data.blockType names the block type (the same as `block`).
    *
-   * @generated from field: google.protobuf.Struct data = 3;
+   * @generated from oneof passkeyauth.connect.v1.BlockBody.data
    */
-  data?: JsonObject | undefined;
+  data: {
+    /**
+     * block "signup-init".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockSignupInit signup_init = 7;
+     */
+    value: GeneralBlockSignupInit;
+    case: "signupInit";
+  } | {
+    /**
+     * block "login-init".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockLoginInit login_init = 8;
+     */
+    value: GeneralBlockLoginInit;
+    case: "loginInit";
+  } | {
+    /**
+     * block "passkey-append".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockPasskeyAppend passkey_append = 9;
+     */
+    value: GeneralBlockPasskeyAppend;
+    case: "passkeyAppend";
+  } | {
+    /**
+     * block "passkey-verify".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockPasskeyVerify passkey_verify = 10;
+     */
+    value: GeneralBlockPasskeyVerify;
+    case: "passkeyVerify";
+  } | {
+    /**
+     * block "email-verify".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockVerifyIdentifier email_verify = 11;
+     */
+    value: GeneralBlockVerifyIdentifier;
+    case: "emailVerify";
+  } | {
+    /**
+     * block "phone-verify".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockVerifyIdentifier phone_verify = 12;
+     */
+    value: GeneralBlockVerifyIdentifier;
+    case: "phoneVerify";
+  } | {
+    /**
+     * block "passkey-appended".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockPasskeyAppended passkey_appended = 13;
+     */
+    value: GeneralBlockPasskeyAppended;
+    case: "passkeyAppended";
+  } | {
+    /**
+     * block "completed".
+     *
+     * @generated from field: passkeyauth.connect.v1.GeneralBlockCompleted completed = 14;
+     */
+    value: GeneralBlockCompleted;
+    case: "completed";
+  } | { case: undefined; value?: undefined };
 
   /**
    * Blocks the page may switch to instead (e.g. email verification instead of a passkey).
@@ -103,6 +170,507 @@ export const BlockBodySchema: GenMessage<BlockBody> = /*@__PURE__*/
   messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 1);
 
 /**
+ * GeneralBlockSignupInit is the data of "signup-init": the sign-up form.
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockSignupInit
+ */
+export type GeneralBlockSignupInit = Message<"passkeyauth.connect.v1.GeneralBlockSignupInit"> & {
+  /**
+   * "signup-init".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * Every identifier the form asks for: those sent (with their errors), then the others empty.
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.LoginIdentifierWithError identifiers = 2;
+   */
+  identifiers: LoginIdentifierWithError[];
+
+  /**
+   * The full name sent, with its error; absent when none was sent.
+   *
+   * @generated from field: passkeyauth.connect.v1.FullNameWithError full_name = 3;
+   */
+  fullName?: FullNameWithError | undefined;
+
+  /**
+   * Social logins offered (none).
+   *
+   * @generated from field: passkeyauth.connect.v1.SocialData social_data = 4;
+   */
+  socialData?: SocialData | undefined;
+
+  /**
+   * Why the sign-up was refused as a whole.
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 5;
+   */
+  error?: AuthRequestError | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockSignupInit.
+ * Use `create(GeneralBlockSignupInitSchema)` to create a new message.
+ */
+export const GeneralBlockSignupInitSchema: GenMessage<GeneralBlockSignupInit> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 2);
+
+/**
+ * LoginIdentifierWithError is one identifier field of the sign-up form.
+ *
+ * @generated from message passkeyauth.connect.v1.LoginIdentifierWithError
+ */
+export type LoginIdentifierWithError = Message<"passkeyauth.connect.v1.LoginIdentifierWithError"> & {
+  /**
+   * "email", "phone" or "username".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The value sent ("" for a field not filled in yet).
+   *
+   * @generated from field: string identifier = 2;
+   */
+  identifier: string;
+
+  /**
+   * Why the value was refused (e.g. identifier_invalid, identifier_already_in_use).
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 3;
+   */
+  error?: AuthRequestError | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.LoginIdentifierWithError.
+ * Use `create(LoginIdentifierWithErrorSchema)` to create a new message.
+ */
+export const LoginIdentifierWithErrorSchema: GenMessage<LoginIdentifierWithError> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 3);
+
+/**
+ * FullNameWithError is the full-name field of the sign-up form.
+ *
+ * @generated from message passkeyauth.connect.v1.FullNameWithError
+ */
+export type FullNameWithError = Message<"passkeyauth.connect.v1.FullNameWithError"> & {
+  /**
+   * The name sent (trimmed).
+   *
+   * @generated from field: string full_name = 1;
+   */
+  fullName: string;
+
+  /**
+   * Why the name was refused.
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 2;
+   */
+  error?: AuthRequestError | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.FullNameWithError.
+ * Use `create(FullNameWithErrorSchema)` to create a new message.
+ */
+export const FullNameWithErrorSchema: GenMessage<FullNameWithError> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 4);
+
+/**
+ * SocialData is the reference socialData: the social login providers offered.
+ *
+ * @generated from message passkeyauth.connect.v1.SocialData
+ */
+export type SocialData = Message<"passkeyauth.connect.v1.SocialData"> & {
+  /**
+   * Provider names ("google", "microsoft", "github"); none are offered.
+   *
+   * @generated from field: repeated string providers = 1;
+   */
+  providers: string[];
+
+  /**
+   * "initial", "started" or "finished".
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.SocialData.
+ * Use `create(SocialDataSchema)` to create a new message.
+ */
+export const SocialDataSchema: GenMessage<SocialData> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 5);
+
+/**
+ * GeneralBlockLoginInit is the data of "login-init": the login form.
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockLoginInit
+ */
+export type GeneralBlockLoginInit = Message<"passkeyauth.connect.v1.GeneralBlockLoginInit"> & {
+  /**
+   * "login-init".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * The identifier the user typed ("" at first).
+   *
+   * @generated from field: string identifier_value = 2;
+   */
+  identifierValue: string;
+
+  /**
+   * Whether identifier_value is a phone number.
+   *
+   * @generated from field: bool is_phone = 3;
+   */
+  isPhone: boolean;
+
+  /**
+   * Whether a phone number may be used to log in.
+   *
+   * @generated from field: bool is_phone_available = 4;
+   */
+  isPhoneAvailable: boolean;
+
+  /**
+   * Whether an email address may be used to log in.
+   *
+   * @generated from field: bool is_email_available = 5;
+   */
+  isEmailAvailable: boolean;
+
+  /**
+   * Whether a username may be used to log in.
+   *
+   * @generated from field: bool is_username_available = 6;
+   */
+  isUsernameAvailable: boolean;
+
+  /**
+   * Social logins offered (none).
+   *
+   * @generated from field: passkeyauth.connect.v1.SocialData social_data = 7;
+   */
+  socialData?: SocialData | undefined;
+
+  /**
+   * Assertion options (`{"publicKey": …, "mediation": "conditional"}`) for passkey autofill, when
+   * the browser can do it and the ceremony service allows it.
+   *
+   * @generated from field: optional string conditional_ui_challenge = 8 [json_name = "conditionalUIChallenge"];
+   */
+  conditionalUiChallenge?: string | undefined;
+
+  /**
+   * Why the identifier was refused (shown next to the field; also the block's error).
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError field_error = 9;
+   */
+  fieldError?: AuthRequestError | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockLoginInit.
+ * Use `create(GeneralBlockLoginInitSchema)` to create a new message.
+ */
+export const GeneralBlockLoginInitSchema: GenMessage<GeneralBlockLoginInit> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 6);
+
+/**
+ * GeneralBlockPasskeyAppend is the data of "passkey-append": create a passkey.
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockPasskeyAppend
+ */
+export type GeneralBlockPasskeyAppend = Message<"passkeyauth.connect.v1.GeneralBlockPasskeyAppend"> & {
+  /**
+   * "passkey-append".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * Attestation options, `{"publicKey": …}` as a JSON string.
+   *
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
+
+  /**
+   * The identifier the passkey is created for (its user name).
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * "email", "phone" or "username".
+   *
+   * @generated from field: string identifier_type = 4;
+   */
+  identifierType: string;
+
+  /**
+   * Whether the page starts the ceremony without a click (never here).
+   *
+   * @generated from field: bool auto_submit = 5;
+   */
+  autoSubmit: boolean;
+
+  /**
+   * "default", "apple", "android" or "windows".
+   *
+   * @generated from field: string passkey_icon_set = 6;
+   */
+  passkeyIconSet: string;
+
+  /**
+   * "default", "after-hybrid" or "after-error" (the ceremony service's decision).
+   *
+   * @generated from field: string variant = 7;
+   */
+  variant: string;
+
+  /**
+   * Why an identifier/update was refused (also the block's error).
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 8;
+   */
+  error?: AuthRequestError | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockPasskeyAppend.
+ * Use `create(GeneralBlockPasskeyAppendSchema)` to create a new message.
+ */
+export const GeneralBlockPasskeyAppendSchema: GenMessage<GeneralBlockPasskeyAppend> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 7);
+
+/**
+ * GeneralBlockPasskeyVerify is the data of "passkey-verify": log in with a passkey.
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockPasskeyVerify
+ */
+export type GeneralBlockPasskeyVerify = Message<"passkeyauth.connect.v1.GeneralBlockPasskeyVerify"> & {
+  /**
+   * "passkey-verify".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * Assertion options, `{"publicKey": …}` as a JSON string.
+   *
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
+
+  /**
+   * The identifier the user logs in with.
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * "cda" when the passkey is likely on another device (cross-device authentication).
+   *
+   * @generated from field: optional string login_hint = 4;
+   */
+  loginHint?: string | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockPasskeyVerify.
+ * Use `create(GeneralBlockPasskeyVerifySchema)` to create a new message.
+ */
+export const GeneralBlockPasskeyVerifySchema: GenMessage<GeneralBlockPasskeyVerify> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 8);
+
+/**
+ * GeneralBlockVerifyIdentifier is the data of "email-verify" and "phone-verify": enter a code
+ * (or follow a link).
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockVerifyIdentifier
+ */
+export type GeneralBlockVerifyIdentifier = Message<"passkeyauth.connect.v1.GeneralBlockVerifyIdentifier"> & {
+  /**
+   * "email-verify" or "phone-verify".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * "email-otp", "email-link" or "phone-otp".
+   *
+   * @generated from field: string verification_method = 2;
+   */
+  verificationMethod: string;
+
+  /**
+   * The address or number the code went to.
+   *
+   * @generated from field: string identifier = 3;
+   */
+  identifier: string;
+
+  /**
+   * When a new code may be requested (seconds since the Unix epoch); set right after a code was sent.
+   *
+   * @generated from field: optional int64 retry_not_before = 4;
+   */
+  retryNotBefore?: bigint | undefined;
+
+  /**
+   * Why the code was refused (also the block's error).
+   *
+   * @generated from field: passkeyauth.connect.v1.AuthRequestError error = 5;
+   */
+  error?: AuthRequestError | undefined;
+
+  /**
+   * Other ways to verify (none are offered).
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.AlternativeVerificationMethod alternative_verification_methods = 6;
+   */
+  alternativeVerificationMethods: AlternativeVerificationMethod[];
+
+  /**
+   * Whether this verification follows a completed login (never here).
+   *
+   * @generated from field: bool is_post_login_verification = 7;
+   */
+  isPostLoginVerification: boolean;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockVerifyIdentifier.
+ * Use `create(GeneralBlockVerifyIdentifierSchema)` to create a new message.
+ */
+export const GeneralBlockVerifyIdentifierSchema: GenMessage<GeneralBlockVerifyIdentifier> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 9);
+
+/**
+ * AlternativeVerificationMethod is another way to verify an identifier.
+ *
+ * @generated from message passkeyauth.connect.v1.AlternativeVerificationMethod
+ */
+export type AlternativeVerificationMethod = Message<"passkeyauth.connect.v1.AlternativeVerificationMethod"> & {
+  /**
+   * "email-otp", "email-link" or "phone-otp".
+   *
+   * @generated from field: string verification_method = 1;
+   */
+  verificationMethod: string;
+
+  /**
+   * The identifier it verifies.
+   *
+   * @generated from field: string identifier = 2;
+   */
+  identifier: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.AlternativeVerificationMethod.
+ * Use `create(AlternativeVerificationMethodSchema)` to create a new message.
+ */
+export const AlternativeVerificationMethodSchema: GenMessage<AlternativeVerificationMethod> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 10);
+
+/**
+ * GeneralBlockPasskeyAppended is the data of "passkey-appended": the passkey was created.
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockPasskeyAppended
+ */
+export type GeneralBlockPasskeyAppended = Message<"passkeyauth.connect.v1.GeneralBlockPasskeyAppended"> & {
+  /**
+   * "passkey-appended".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockPasskeyAppended.
+ * Use `create(GeneralBlockPasskeyAppendedSchema)` to create a new message.
+ */
+export const GeneralBlockPasskeyAppendedSchema: GenMessage<GeneralBlockPasskeyAppended> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 11);
+
+/**
+ * GeneralBlockCompleted is the data of "completed": the session. It carries each token under two
+ * names, because the published web SDKs read different ones: shortSession/longSession (the
+ * reference, web-core 2.x) and sessionToken/refreshToken (web-core 3.x reads only these).
+ *
+ * @generated from message passkeyauth.connect.v1.GeneralBlockCompleted
+ */
+export type GeneralBlockCompleted = Message<"passkeyauth.connect.v1.GeneralBlockCompleted"> & {
+  /**
+   * "completed".
+   *
+   * @generated from field: string block_type = 1;
+   */
+  blockType: string;
+
+  /**
+   * The session token (ES256 JWT).
+   *
+   * @generated from field: string short_session = 2;
+   */
+  shortSession: string;
+
+  /**
+   * The refresh token.
+   *
+   * @generated from field: string long_session = 3;
+   */
+  longSession: string;
+
+  /**
+   * The same session token as short_session.
+   *
+   * @generated from field: string session_token = 4;
+   */
+  sessionToken: string;
+
+  /**
+   * The same refresh token as long_session.
+   *
+   * @generated from field: string refresh_token = 5;
+   */
+  refreshToken: string;
+
+  /**
+   * What was done with a passkey (appended or used); absent when none was.
+   *
+   * @generated from field: passkeyauth.connect.v1.PasskeyOperation passkey_operation = 6;
+   */
+  passkeyOperation?: PasskeyOperation | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.GeneralBlockCompleted.
+ * Use `create(GeneralBlockCompletedSchema)` to create a new message.
+ */
+export const GeneralBlockCompletedSchema: GenMessage<GeneralBlockCompleted> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 12);
+
+/**
  * ContinueOnOtherDevice is the reference continueOnOtherDevice.
  *
  * @generated from message passkeyauth.connect.v1.ContinueOnOtherDevice
@@ -121,7 +689,7 @@ export type ContinueOnOtherDevice = Message<"passkeyauth.connect.v1.ContinueOnOt
  * Use `create(ContinueOnOtherDeviceSchema)` to create a new message.
  */
 export const ContinueOnOtherDeviceSchema: GenMessage<ContinueOnOtherDevice> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 2);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 13);
 
 /**
  * ProcessCommon is the reference processCommon.
@@ -163,7 +731,7 @@ export type ProcessCommon = Message<"passkeyauth.connect.v1.ProcessCommon"> & {
  * Use `create(ProcessCommonSchema)` to create a new message.
  */
 export const ProcessCommonSchema: GenMessage<ProcessCommon> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 3);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 14);
 
 /**
  * ProcessStaticInfo names a process that was just started.
@@ -191,7 +759,7 @@ export type ProcessStaticInfo = Message<"passkeyauth.connect.v1.ProcessStaticInf
  * Use `create(ProcessStaticInfoSchema)` to create a new message.
  */
 export const ProcessStaticInfoSchema: GenMessage<ProcessStaticInfo> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 4);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 15);
 
 /**
  * ProcessResponse is the Block response.
@@ -226,7 +794,7 @@ export type ProcessResponse = Message<"passkeyauth.connect.v1.ProcessResponse"> 
  * Use `create(ProcessResponseSchema)` to create a new message.
  */
 export const ProcessResponseSchema: GenMessage<ProcessResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 5);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 16);
 
 /**
  * ProcessInitRequest is the reference processInitReq.
@@ -270,7 +838,7 @@ export type ProcessInitRequest = Message<"passkeyauth.connect.v1.ProcessInitRequ
  * Use `create(ProcessInitRequestSchema)` to create a new message.
  */
 export const ProcessInitRequestSchema: GenMessage<ProcessInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 6);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 17);
 
 /**
  * ProcessInitResponse is the reference processInitRsp.
@@ -312,7 +880,7 @@ export type ProcessInitResponse = Message<"passkeyauth.connect.v1.ProcessInitRes
  * Use `create(ProcessInitResponseSchema)` to create a new message.
  */
 export const ProcessInitResponseSchema: GenMessage<ProcessInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 7);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 18);
 
 /**
  * LoginIdentifier is one identifier of a sign-up.
@@ -340,7 +908,7 @@ export type LoginIdentifier = Message<"passkeyauth.connect.v1.LoginIdentifier"> 
  * Use `create(LoginIdentifierSchema)` to create a new message.
  */
 export const LoginIdentifierSchema: GenMessage<LoginIdentifier> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 8);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 19);
 
 /**
  * SignupInitRequest is the body of F1.
@@ -368,7 +936,7 @@ export type SignupInitRequest = Message<"passkeyauth.connect.v1.SignupInitReques
  * Use `create(SignupInitRequestSchema)` to create a new message.
  */
 export const SignupInitRequestSchema: GenMessage<SignupInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 20);
 
 /**
  * AuthLoginInitRequest is the body of F2.
@@ -396,7 +964,7 @@ export type AuthLoginInitRequest = Message<"passkeyauth.connect.v1.AuthLoginInit
  * Use `create(AuthLoginInitRequestSchema)` to create a new message.
  */
 export const AuthLoginInitRequestSchema: GenMessage<AuthLoginInitRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 21);
 
 /**
  * PasskeyAppendStartRequest asks for fresh attestation options.
@@ -417,7 +985,7 @@ export type PasskeyAppendStartRequest = Message<"passkeyauth.connect.v1.PasskeyA
  * Use `create(PasskeyAppendStartRequestSchema)` to create a new message.
  */
 export const PasskeyAppendStartRequestSchema: GenMessage<PasskeyAppendStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 11);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 22);
 
 /**
  * PasskeyAppendFinishRequest carries the attestation.
@@ -438,7 +1006,7 @@ export type PasskeyAppendFinishRequest = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyAppendFinishRequestSchema)` to create a new message.
  */
 export const PasskeyAppendFinishRequestSchema: GenMessage<PasskeyAppendFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 12);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 23);
 
 /**
  * PasskeyLoginStartRequest asks for fresh assertion options.
@@ -459,7 +1027,7 @@ export type PasskeyLoginStartRequest = Message<"passkeyauth.connect.v1.PasskeyLo
  * Use `create(PasskeyLoginStartRequestSchema)` to create a new message.
  */
 export const PasskeyLoginStartRequestSchema: GenMessage<PasskeyLoginStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 13);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 24);
 
 /**
  * PasskeyLoginFinishRequest carries the assertion of the passkey-verify block.
@@ -480,7 +1048,7 @@ export type PasskeyLoginFinishRequest = Message<"passkeyauth.connect.v1.PasskeyL
  * Use `create(PasskeyLoginFinishRequestSchema)` to create a new message.
  */
 export const PasskeyLoginFinishRequestSchema: GenMessage<PasskeyLoginFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 14);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 25);
 
 /**
  * PasskeyMediationFinishRequest carries a conditional-UI assertion.
@@ -501,7 +1069,7 @@ export type PasskeyMediationFinishRequest = Message<"passkeyauth.connect.v1.Pass
  * Use `create(PasskeyMediationFinishRequestSchema)` to create a new message.
  */
 export const PasskeyMediationFinishRequestSchema: GenMessage<PasskeyMediationFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 15);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 26);
 
 /**
  * IdentifierVerifyStartRequest is the reference identifierVerifyStartReq.
@@ -529,7 +1097,7 @@ export type IdentifierVerifyStartRequest = Message<"passkeyauth.connect.v1.Ident
  * Use `create(IdentifierVerifyStartRequestSchema)` to create a new message.
  */
 export const IdentifierVerifyStartRequestSchema: GenMessage<IdentifierVerifyStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 16);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 27);
 
 /**
  * IdentifierVerifyFinishRequest is the reference identifierVerifyFinishReq.
@@ -571,7 +1139,7 @@ export type IdentifierVerifyFinishRequest = Message<"passkeyauth.connect.v1.Iden
  * Use `create(IdentifierVerifyFinishRequestSchema)` to create a new message.
  */
 export const IdentifierVerifyFinishRequestSchema: GenMessage<IdentifierVerifyFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 17);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 28);
 
 /**
  * BlockSkipRequest has no fields.
@@ -586,7 +1154,7 @@ export type BlockSkipRequest = Message<"passkeyauth.connect.v1.BlockSkipRequest"
  * Use `create(BlockSkipRequestSchema)` to create a new message.
  */
 export const BlockSkipRequestSchema: GenMessage<BlockSkipRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 18);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 29);
 
 /**
  * ProcessCompleteRequest has no fields.
@@ -601,7 +1169,7 @@ export type ProcessCompleteRequest = Message<"passkeyauth.connect.v1.ProcessComp
  * Use `create(ProcessCompleteRequestSchema)` to create a new message.
  */
 export const ProcessCompleteRequestSchema: GenMessage<ProcessCompleteRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 19);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 30);
 
 /**
  * SignupInitResponse carries the Block response (the gateway renders process_response as the body).
@@ -622,7 +1190,7 @@ export type SignupInitResponse = Message<"passkeyauth.connect.v1.SignupInitRespo
  * Use `create(SignupInitResponseSchema)` to create a new message.
  */
 export const SignupInitResponseSchema: GenMessage<SignupInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 20);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 31);
 
 /**
  * AuthLoginInitResponse carries the Block response (the gateway renders process_response as the body).
@@ -643,7 +1211,7 @@ export type AuthLoginInitResponse = Message<"passkeyauth.connect.v1.AuthLoginIni
  * Use `create(AuthLoginInitResponseSchema)` to create a new message.
  */
 export const AuthLoginInitResponseSchema: GenMessage<AuthLoginInitResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 21);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 32);
 
 /**
  * PasskeyAppendStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -664,7 +1232,7 @@ export type PasskeyAppendStartResponse = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyAppendStartResponseSchema)` to create a new message.
  */
 export const PasskeyAppendStartResponseSchema: GenMessage<PasskeyAppendStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 22);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 33);
 
 /**
  * PasskeyAppendFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -685,7 +1253,7 @@ export type PasskeyAppendFinishResponse = Message<"passkeyauth.connect.v1.Passke
  * Use `create(PasskeyAppendFinishResponseSchema)` to create a new message.
  */
 export const PasskeyAppendFinishResponseSchema: GenMessage<PasskeyAppendFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 23);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 34);
 
 /**
  * PasskeyLoginStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -706,7 +1274,7 @@ export type PasskeyLoginStartResponse = Message<"passkeyauth.connect.v1.PasskeyL
  * Use `create(PasskeyLoginStartResponseSchema)` to create a new message.
  */
 export const PasskeyLoginStartResponseSchema: GenMessage<PasskeyLoginStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 24);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 35);
 
 /**
  * PasskeyLoginFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -727,7 +1295,7 @@ export type PasskeyLoginFinishResponse = Message<"passkeyauth.connect.v1.Passkey
  * Use `create(PasskeyLoginFinishResponseSchema)` to create a new message.
  */
 export const PasskeyLoginFinishResponseSchema: GenMessage<PasskeyLoginFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 25);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 36);
 
 /**
  * PasskeyMediationFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -748,7 +1316,7 @@ export type PasskeyMediationFinishResponse = Message<"passkeyauth.connect.v1.Pas
  * Use `create(PasskeyMediationFinishResponseSchema)` to create a new message.
  */
 export const PasskeyMediationFinishResponseSchema: GenMessage<PasskeyMediationFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 26);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 37);
 
 /**
  * IdentifierVerifyStartResponse carries the Block response (the gateway renders process_response as the body).
@@ -769,7 +1337,7 @@ export type IdentifierVerifyStartResponse = Message<"passkeyauth.connect.v1.Iden
  * Use `create(IdentifierVerifyStartResponseSchema)` to create a new message.
  */
 export const IdentifierVerifyStartResponseSchema: GenMessage<IdentifierVerifyStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 27);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 38);
 
 /**
  * IdentifierVerifyFinishResponse carries the Block response (the gateway renders process_response as the body).
@@ -790,7 +1358,7 @@ export type IdentifierVerifyFinishResponse = Message<"passkeyauth.connect.v1.Ide
  * Use `create(IdentifierVerifyFinishResponseSchema)` to create a new message.
  */
 export const IdentifierVerifyFinishResponseSchema: GenMessage<IdentifierVerifyFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 28);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 39);
 
 /**
  * BlockSkipResponse carries the Block response (the gateway renders process_response as the body).
@@ -811,7 +1379,7 @@ export type BlockSkipResponse = Message<"passkeyauth.connect.v1.BlockSkipRespons
  * Use `create(BlockSkipResponseSchema)` to create a new message.
  */
 export const BlockSkipResponseSchema: GenMessage<BlockSkipResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 29);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 40);
 
 /**
  * ProcessCompleteResponse carries the Block response (the gateway renders process_response as the body).
@@ -832,7 +1400,7 @@ export type ProcessCompleteResponse = Message<"passkeyauth.connect.v1.ProcessCom
  * Use `create(ProcessCompleteResponseSchema)` to create a new message.
  */
 export const ProcessCompleteResponseSchema: GenMessage<ProcessCompleteResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 30);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 41);
 
 /**
  * IdentifierVerifyStatusRequest has no fields.
@@ -847,7 +1415,7 @@ export type IdentifierVerifyStatusRequest = Message<"passkeyauth.connect.v1.Iden
  * Use `create(IdentifierVerifyStatusRequestSchema)` to create a new message.
  */
 export const IdentifierVerifyStatusRequestSchema: GenMessage<IdentifierVerifyStatusRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 31);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 42);
 
 /**
  * IdentifierVerifyStatusResponse carries the Block response (the gateway renders process_response as the body).
@@ -868,7 +1436,7 @@ export type IdentifierVerifyStatusResponse = Message<"passkeyauth.connect.v1.Ide
  * Use `create(IdentifierVerifyStatusResponseSchema)` to create a new message.
  */
 export const IdentifierVerifyStatusResponseSchema: GenMessage<IdentifierVerifyStatusResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 32);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 43);
 
 /**
  * IdentifierUpdateRequest is the reference identifierUpdateReq.
@@ -896,7 +1464,7 @@ export type IdentifierUpdateRequest = Message<"passkeyauth.connect.v1.Identifier
  * Use `create(IdentifierUpdateRequestSchema)` to create a new message.
  */
 export const IdentifierUpdateRequestSchema: GenMessage<IdentifierUpdateRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 33);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 44);
 
 /**
  * IdentifierUpdateResponse carries the Block response (the gateway renders process_response as the body).
@@ -917,7 +1485,7 @@ export type IdentifierUpdateResponse = Message<"passkeyauth.connect.v1.Identifie
  * Use `create(IdentifierUpdateResponseSchema)` to create a new message.
  */
 export const IdentifierUpdateResponseSchema: GenMessage<IdentifierUpdateResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 34);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 45);
 
 /**
  * GetProcessConfigRequest has no fields: the project is the caller's.
@@ -932,7 +1500,7 @@ export type GetProcessConfigRequest = Message<"passkeyauth.connect.v1.GetProcess
  * Use `create(GetProcessConfigRequestSchema)` to create a new message.
  */
 export const GetProcessConfigRequestSchema: GenMessage<GetProcessConfigRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 35);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 46);
 
 /**
  * GetProcessConfigResponse is what web-core 3.x reads before process/init (processConfigRsp).
@@ -960,7 +1528,7 @@ export type GetProcessConfigResponse = Message<"passkeyauth.connect.v1.GetProces
  * Use `create(GetProcessConfigResponseSchema)` to create a new message.
  */
 export const GetProcessConfigResponseSchema: GenMessage<GetProcessConfigResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 36);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 47);
 
 /**
  * ProcessGetRequest is the query of GET /v2/auth/process.
@@ -982,7 +1550,7 @@ export type ProcessGetRequest = Message<"passkeyauth.connect.v1.ProcessGetReques
  * Use `create(ProcessGetRequestSchema)` to create a new message.
  */
 export const ProcessGetRequestSchema: GenMessage<ProcessGetRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 37);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 48);
 
 /**
  * ProcessGetResponse carries the Block response (the gateway renders process_response as the body).
@@ -1003,7 +1571,7 @@ export type ProcessGetResponse = Message<"passkeyauth.connect.v1.ProcessGetRespo
  * Use `create(ProcessGetResponseSchema)` to create a new message.
  */
 export const ProcessGetResponseSchema: GenMessage<ProcessGetResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 38);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 49);
 
 /**
  * ProcessResetRequest has no fields.
@@ -1018,7 +1586,7 @@ export type ProcessResetRequest = Message<"passkeyauth.connect.v1.ProcessResetRe
  * Use `create(ProcessResetRequestSchema)` to create a new message.
  */
 export const ProcessResetRequestSchema: GenMessage<ProcessResetRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 39);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 50);
 
 /**
  * ProcessResetResponse carries the Block response with newProcess (the gateway renders process_response as the body).
@@ -1039,7 +1607,7 @@ export type ProcessResetResponse = Message<"passkeyauth.connect.v1.ProcessResetR
  * Use `create(ProcessResetResponseSchema)` to create a new message.
  */
 export const ProcessResetResponseSchema: GenMessage<ProcessResetResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 40);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 51);
 
 /**
  * EventCreateRequest is the reference eventCreateReq.
@@ -1067,7 +1635,7 @@ export type EventCreateRequest = Message<"passkeyauth.connect.v1.EventCreateRequ
  * Use `create(EventCreateRequestSchema)` to create a new message.
  */
 export const EventCreateRequestSchema: GenMessage<EventCreateRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 41);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 52);
 
 /**
  * EventCreateResponse is empty (the gateway answers 204).
@@ -1082,7 +1650,7 @@ export type EventCreateResponse = Message<"passkeyauth.connect.v1.EventCreateRes
  * Use `create(EventCreateResponseSchema)` to create a new message.
  */
 export const EventCreateResponseSchema: GenMessage<EventCreateResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 42);
+  messageDesc(file_passkeyauth_connect_v1_auth_flow_service, 53);
 
 /**
  * AuthFlowService runs the passkey-first sign-up and login of the frontend API (F1, F2 and the

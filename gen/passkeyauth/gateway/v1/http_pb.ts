@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { MethodOptions, OneofOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/gateway/v1/http.proto.
  */
 export const file_passkeyauth_gateway_v1_http: GenFile = /*@__PURE__*/
-  fileDesc("CiFwYXNza2V5YXV0aC9nYXRld2F5L3YxL2h0dHAucHJvdG8SFnBhc3NrZXlhdXRoLmdhdGV3YXkudjEipgEKCUh0dHBSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRhdXRoGAMgASgJEhMKC3Rva2VuX2tpbmRzGAQgAygJEhUKDXJlc3BvbnNlX2JvZHkYBSABKAkSGAoQZ2VuZXJpY19yZXNwb25zZRgGIAEoCBITCgthbGlhc19wYXRocxgHIAMoCRISCgpub19jb250ZW50GAggASgIOlkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIhLnBhc3NrZXlhdXRoLmdhdGV3YXkudjEuSHR0cFJvdXRlUgVyb3V0ZWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("CiFwYXNza2V5YXV0aC9nYXRld2F5L3YxL2h0dHAucHJvdG8SFnBhc3NrZXlhdXRoLmdhdGV3YXkudjEipgEKCUh0dHBSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRhdXRoGAMgASgJEhMKC3Rva2VuX2tpbmRzGAQgAygJEhUKDXJlc3BvbnNlX2JvZHkYBSABKAkSGAoQZ2VuZXJpY19yZXNwb25zZRgGIAEoCBITCgthbGlhc19wYXRocxgHIAMoCRISCgpub19jb250ZW50GAggASgIIjAKCUpzb25PbmVvZhIMCgRuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAk6WQoFcm91dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMiEucGFzc2tleWF1dGguZ2F0ZXdheS52MS5IdHRwUm91dGVSBXJvdXRlOmEKCmpzb25fb25lb2YSHS5nb29nbGUucHJvdG9idWYuT25lb2ZPcHRpb25zGLWHAyABKAsyIS5wYXNza2V5YXV0aC5nYXRld2F5LnYxLkpzb25PbmVvZlIJanNvbk9uZW9mYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * HttpRoute says how the REST gateway exposes an RPC. The gateway builds its route table from
@@ -90,10 +90,52 @@ export const HttpRouteSchema: GenMessage<HttpRoute> = /*@__PURE__*/
   messageDesc(file_passkeyauth_gateway_v1_http, 0);
 
 /**
+ * JsonOneof renders a oneof of a response message as one JSON property, the way the interface
+ * writes a value whose shape depends on a type field (a block's `data`, by its `blockType`).
+ * protobuf's JSON would name the set member instead; the gateway's codec writes its object under
+ * `name`, at the oneof's place among the fields (the message's fields in declaration order), and
+ * the OpenAPI document describes the property as `oneOf` the members' messages.
+ *
+ * @generated from message passkeyauth.gateway.v1.JsonOneof
+ */
+export type JsonOneof = Message<"passkeyauth.gateway.v1.JsonOneof"> & {
+  /**
+   * The JSON property the set member's object is written under (e.g. "data").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * JSON name of the field every member's message carries that tells them apart (e.g.
+   * "blockType"); its `const` or `in` rule lists the values, which the OpenAPI document gives as
+   * the discriminator. Empty: the members are not told apart in the document.
+   *
+   * @generated from field: string discriminator = 2;
+   */
+  discriminator: string;
+};
+
+/**
+ * Describes the message passkeyauth.gateway.v1.JsonOneof.
+ * Use `create(JsonOneofSchema)` to create a new message.
+ */
+export const JsonOneofSchema: GenMessage<JsonOneof> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_gateway_v1_http, 1);
+
+/**
  * The REST route of this RPC; RPCs without it are internal (service to service only).
  *
  * @generated from extension: passkeyauth.gateway.v1.HttpRoute route = 50100;
  */
 export const route: GenExtension<MethodOptions, HttpRoute> = /*@__PURE__*/
   extDesc(file_passkeyauth_gateway_v1_http, 0);
+
+/**
+ * How the gateway writes this oneof; unset: as protobuf's JSON does (the member's own name).
+ *
+ * @generated from extension: passkeyauth.gateway.v1.JsonOneof json_oneof = 50101;
+ */
+export const json_oneof: GenExtension<OneofOptions, JsonOneof> = /*@__PURE__*/
+  extDesc(file_passkeyauth_gateway_v1_http, 1);
 

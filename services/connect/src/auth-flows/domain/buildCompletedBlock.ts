@@ -4,9 +4,9 @@
  * sessionToken/refreshToken (web-core 3.x reads only these).
  */
 import type { AuthType } from '../store/authProcesses.js';
-import type { Block } from './blockTypes.js';
+import type { Block, PasskeyOperation } from './blockTypes.js';
 
-export function buildCompletedBlock(authType: AuthType, input: { shortSession: string; longSession: string; passkeyOperation?: Record<string, unknown> }): Block {
+export function buildCompletedBlock(authType: AuthType, input: { shortSession: string; longSession: string; passkeyOperation?: PasskeyOperation }): Block {
   return {
     block: 'completed',
     authType,

@@ -17,7 +17,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
 import { isReadyToComplete } from './isReadyToComplete.js';
-import type { Block } from './blockTypes.js';
+import type { Block, PasskeyOperation } from './blockTypes.js';
 
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */
 export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord, from: readonly BlockType[], proof: Partial<AuthProcessRecord> = {}): Promise<Block> {
@@ -31,7 +31,7 @@ export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, proces
   const user = await deps.users.find(call.projectId, userId);
   if (user?.status === 'pending') await deps.users.updateStatus(call.projectId, userId, 'active', now);
   const session = await startSession(deps, { projectId: call.projectId, userId, withRefreshToken: true });
-  const operation =
+  const operation: PasskeyOperation | undefined =
     done.passkeyAppended || done.passkeyUsed
       ? { operationType: done.passkeyAppended ? 'append' : 'verify', identifierValue: done.identifier?.value ?? '', identifierType: done.identifier?.type ?? '', ceremonyType: done.ceremonyType ?? 'local' }
       : undefined;

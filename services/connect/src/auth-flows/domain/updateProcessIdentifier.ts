@@ -89,7 +89,7 @@ async function currentBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthPro
   if (process.block === 'passkey-append') {
     // Fresh attestation options: the passkey's user name is the identifier, which may have changed.
     const block = await offerAppend(deps, call, process, ['passkey-append']);
-    return error ? { ...block, error, data: { ...block.data, error } } : block;
+    return error ? { ...block, error, data: block.data.blockType === 'passkey-append' ? { ...block.data, error } : block.data } : block;
   }
   const method = process.challenge?.method ?? previousMethod ?? pickDefaultMethod(process) ?? 'email-otp';
   return buildVerifyBlock(process.authType, { method, identifier: process.identifier!.value, ...(error ? { error } : {}) });

@@ -1,5 +1,5 @@
 /** AuthFlowService RPCs (frontend /v2/auth/*): proto ⇄ domain mapping only. */
-import { create, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
   AuthFlowService,
@@ -21,7 +21,6 @@ import {
   ProcessInitResponseSchema,
   ProcessResetResponseSchema,
   SignupInitResponseSchema,
-  type BlockBodySchema,
   type ProcessResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/auth_flow_service_pb.js';
 import type { AuthFlowDeps } from '../domain/authDeps.js';
@@ -45,20 +44,12 @@ import { getVerificationStatus } from '../domain/getVerificationStatus.js';
 import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { blockMessage } from './blockMessage.js';
 import { describedClient } from './describedClient.js';
 import { flowCall } from '../../connect-flows/handlers/flowCall.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { requireSelfServiceFlows } from '../../projects/domain/selfServiceFlows.js';
 import type { ProjectRecord } from '../../projects/store/projects.js';
-
-const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
-  block: b.block,
-  authType: b.authType,
-  data: b.data as JsonObject,
-  alternatives: b.alternatives.map(blockMessage),
-  ...(b.error ? { error: b.error } : {}),
-  ...(b.continueOnOtherDevice ? { continueOnOtherDevice: b.continueOnOtherDevice } : {}),
-});
 
 export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
   /**
