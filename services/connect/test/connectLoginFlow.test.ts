@@ -251,6 +251,44 @@ describe('F9 login finish', () => {
     expect(ceremony.calls.finishMediation).toHaveLength(0);
   });
 
+  it('reads the project, the user and the identifiers once, and opens the signing key once, for both tokens', async () => {
+    const user = await userWith('hopper@example.com', 'Grace Hopper');
+    ceremony.passkeyData = { id: 'cre-10', username: 'hopper@example.com', challengeId: 'cha-10', ceremonyType: 'local' };
+    const { call } = await init();
+    await start(call, 'hopper@example.com');
+    const reads: string[] = [];
+    const counted = <T extends object>(name: string, store: T): T =>
+      new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          return typeof value === 'function' ? (...args: unknown[]) => (reads.push(`${name}.${String(key)}`), value.apply(target, args)) : value;
+        },
+      });
+    const decrypts: string[] = [];
+    const masterKey = deps.masterKey;
+    const countingDeps: ConnectFlowDeps = {
+      ...deps,
+      projects: counted('projects', deps.projects),
+      users: counted('users', deps.users),
+      identifiers: counted('identifiers', deps.identifiers),
+      sessions: counted('sessions', deps.sessions),
+      processes: counted('processes', deps.processes),
+      clientEnvs: counted('clientEnvs', deps.clientEnvs),
+      // Every decryption of a sealed signing key goes through the master key's bytes; count reads of it.
+      get masterKey() {
+        decrypts.push('masterKey');
+        return masterKey;
+      },
+    };
+    const r = await finishLogin(countingDeps, call, { isConditionalUI: false, assertionResponse: '{"id":"cred"}' });
+    expect(await verifyProjectToken(deps, A, r.session, 'session')).toMatchObject({ sub: user._id });
+    expect(await verifyProjectToken(deps, A, r.signedPasskeyData, 'passkey_data')).toMatchObject({ sub: user._id });
+    expect(reads.sort()).toEqual(['clientEnvs.setLastLogin', 'identifiers.listForUser', 'processes.find', 'processes.update', 'projects.find', 'sessions.insertSession', 'users.find']);
+    expect(decrypts).toHaveLength(1);
+    // One way: the ceremony was asked to verify, once, and nothing else.
+    expect(Object.fromEntries(Object.entries(ceremony.calls).filter(([, calls]) => calls.length > 0).map(([m, calls]) => [m, calls.length]))).toEqual({ startMediation: 1, startLogin: 1, finishLogin: 1 });
+  });
+
   it('refuses a passkey whose user was deleted in the meantime', async () => {
     ceremony.passkeyData = { id: 'cre-9', userId: 'usr-404', username: 'gone@example.com', challengeId: 'cha-9', ceremonyType: 'local' };
     const { call } = await init();
