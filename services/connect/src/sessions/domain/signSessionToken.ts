@@ -34,7 +34,7 @@ export interface SignedSessionToken {
 }
 
 export async function signSessionToken(
-  deps: Pick<SessionDeps, 'projects' | 'masterKey' | 'now' | 'identifiers'>,
+  deps: Pick<SessionDeps, 'masterKey' | 'now' | 'identifiers'>,
   project: ProjectRecord,
   session: Pick<SessionRecord, '_id' | 'expiresAt' | 'authenticatedAt' | 'createdAt'>,
   user: Pick<UserRecord, '_id' | 'fullName'>,
