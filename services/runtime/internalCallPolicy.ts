@@ -27,7 +27,9 @@ export type InternalCaller = (typeof INTERNAL_CALLERS)[number];
 export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
   // Authenticators: Basic (authenticateBackend), Bearer and CORS (the project facts cache, isOriginAllowed).
   gateway: [ProjectService.method.authenticateBackend, ProjectService.method.getProjectPublicInfo, ProjectService.method.isOriginAllowed],
-  // Project facts (rpId, origins), the user a ceremony is for, the signature of signedPasskeyData, the "passkey added" notice.
+  // Project facts (rpId, origins), the user a ceremony is for, the "passkey added" notice, and the signature of
+  // signedPasskeyData for B5/B7 of the backend API with signPasskeyData: true only (a connect login never asks
+  // the ceremony to sign: connect signs it itself, so no ceremony calls back into connect during one).
   ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification],
   // Project settings (delivery, attempts) and whether the user exists.
   challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser],

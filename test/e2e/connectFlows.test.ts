@@ -12,7 +12,8 @@ import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
 import { signToken } from '../../services/connect/src/projects/domain/signToken.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
-import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
+import { diffCounter, parseMetrics, RPCS, type Sample } from '../load/diffMetrics.js';
 
 const ORIGIN = 'http://localhost:3000';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -465,5 +466,46 @@ describe('CORS for the connect endpoints', () => {
     expect(r.headers.get('access-control-allow-origin')).toBeNull();
     const real = await front('/v2/connect/login/init', { clientInformation: capable(), flags: {} }, { headers: { origin: 'https://evil.example' } });
     expect(real.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('the connect login calls one way', () => {
+  /** RPCs a process served, by method, from its /metrics (what `npm run bench` counts). */
+  async function rpcsServed(port: number): Promise<Sample[]> {
+    return parseMetrics(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+  }
+  const grownBy = (before: Sample[], after: Sample[]) => diffCounter(before, after, RPCS, 'method').by;
+  const SIGN = 'passkeyauth.connect.v1.ProjectService/SignPasskeyData';
+
+  it('makes no call back into connect (no SignPasskeyData): the ceremony verifies, connect signs; B5 with signPasskeyData still has it signed', async () => {
+    const { credential } = await appendPasskey('oneway@example.com');
+    const before = { connect: await rpcsServed(stack.ports.connect), ceremony: await rpcsServed(stack.ports.ceremony) };
+    const login = await loginWith('oneway@example.com', credential);
+    expect(login.status).toBe(200);
+    const after = { connect: await rpcsServed(stack.ports.connect), ceremony: await rpcsServed(stack.ports.ceremony) };
+    const connect = grownBy(before.connect, after.connect);
+    const ceremony = grownBy(before.ceremony, after.ceremony);
+    // F5 init (with the conditional-UI challenge), F8 start, F9 finish: connect → ceremony, three calls, one each.
+    expect(ceremony).toEqual({
+      'passkeyauth.ceremony.v1.CeremonyService/StartMediation': 1,
+      'passkeyauth.ceremony.v1.CeremonyService/StartLogin': 1,
+      'passkeyauth.ceremony.v1.CeremonyService/FinishLogin': 1,
+    });
+    expect(connect[SIGN]).toBeUndefined();
+    // signedPasskeyData is still the project's JWT of the passkey used, as the application's server verifies it.
+    const claims = (await jwtVerify(login.body.signedPasskeyData, await jwks(), { issuer: stack.frontendUrl, audience: project.projectID })).payload;
+    expect(claims).toMatchObject({ kind: 'passkey_data', username: 'oneway@example.com', id: expect.stringMatching(/^cre-/) });
+
+    // The backend API's B5 asking for signedPasskeyData is the one caller left of SignPasskeyData.
+    const userID = claims.sub!;
+    const processID = 'oneway-b5';
+    const start = await back('/v2/passkey/login/start', { body: { userID, processID, clientInformation: backendClientInformation, crossDeviceAuthenticationStrategy: 'standard' } });
+    expect(start.status).toBe(200);
+    const assertion = new SoftAuthenticator().getFromOptions(start.body.assertionOptions, credential, ORIGIN);
+    const signedBefore = await rpcsServed(stack.ports.connect);
+    const b5 = await back('/v2/passkey/login/finish', { body: { userID, processID, assertionResponse: JSON.stringify(assertion), trackingID: 'oneway', clientInformation: backendClientInformation, signPasskeyData: true } });
+    expect(b5.status).toBe(200);
+    expect(b5.body.signedPasskeyData).toMatch(JWT);
+    expect(grownBy(signedBefore, await rpcsServed(stack.ports.connect))[SIGN]).toBe(1);
   });
 });

@@ -8,7 +8,6 @@ import type {
   ClientEventInput,
   FinishAppendInput,
   FinishedLoginCeremony,
-  FinishedMediation,
   FinishLoginInput,
   FinishMediationInput,
   Passkey,
@@ -61,8 +60,9 @@ export class FakeCeremonies implements PasskeyCeremonies {
   startedMediation: StartedMediation = { loginAllow: true, assertionOptions: MEDIATION_OPTIONS };
   /** The passkey the next finished login, mediation or append reports; its userId is filled in from the call where the call names one. */
   passkeyData: Omit<PasskeyData, 'userId'> & { userId?: string } = { id: 'cre-1', username: '', challengeId: 'cha-1', ceremonyType: 'local' };
-  signedPasskeyData = 'signed.passkey.data';
-  /** Set: finishMediation answers 200 with error.type credentialDeleted. */
+  /** Set: finishLogin says the passkey no longer exists (the ceremony's 404 credential_not_found, as the adapter reports it). */
+  loginPasskeyDeleted = false;
+  /** Set: finishMediation says the passkey no longer exists (the ceremony's 200 with error.type credentialDeleted). */
   mediationCredentialDeleted = false;
   /** The passkeys of every user, by user ID. */
   passkeys = new Map<string, Passkey[]>();
@@ -98,7 +98,8 @@ export class FakeCeremonies implements PasskeyCeremonies {
 
   async finishLogin(call: ServiceCall, input: FinishLoginInput): Promise<FinishedLoginCeremony> {
     this.record('finishLogin', call, input);
-    return { passkeyData: this.data(input.userId), ...(input.signPasskeyData ? { signedPasskeyData: this.signedPasskeyData } : {}) };
+    if (this.loginPasskeyDeleted) return { passkeyDeleted: true };
+    return { passkeyDeleted: false, passkeyData: this.data(input.userId) };
   }
 
   async startMediation(call: ServiceCall, input: StartMediationInput): Promise<StartedMediation> {
@@ -106,10 +107,10 @@ export class FakeCeremonies implements PasskeyCeremonies {
     return this.startedMediation;
   }
 
-  async finishMediation(call: ServiceCall, input: FinishMediationInput): Promise<FinishedMediation> {
+  async finishMediation(call: ServiceCall, input: FinishMediationInput): Promise<FinishedLoginCeremony> {
     this.record('finishMediation', call, input);
-    if (this.mediationCredentialDeleted) return { error: { type: 'credentialDeleted' } };
-    return { passkeyData: this.data(undefined), ...(input.signPasskeyData ? { signedPasskeyData: this.signedPasskeyData } : {}) };
+    if (this.mediationCredentialDeleted) return { passkeyDeleted: true };
+    return { passkeyDeleted: false, passkeyData: this.data(undefined) };
   }
 
   async recordClientEvent(call: ServiceCall, input: ClientEventInput): Promise<void> {

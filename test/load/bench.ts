@@ -78,9 +78,11 @@ try {
   const authorization = basic(project);
   const origin = project.origins[0];
   // One keep-alive socket per virtual user, plus a few for the untimed helper requests.
-  const target: BenchTarget = { client: createJsonClient(backendUrl, authorization, args.vus + 4), origin };
+  // The connect-login scenario's page calls go to the frontend API, without Authorization.
+  const frontendOf = (url: string) => ({ client: createJsonClient(url, '', args.vus + 4), projectId: project.projectID });
+  const target: BenchTarget = { client: createJsonClient(backendUrl, authorization, args.vus + 4), origin, frontend: frontendOf(project.frontendApiUrl) };
   if (args.baseline && args.scenarios.length) baseline = await startBaseline(authorization, origin);
-  const baselineTarget: BenchTarget | null = baseline ? { client: createJsonClient(baseline.url, authorization, args.vus + 4), origin } : null;
+  const baselineTarget: BenchTarget | null = baseline ? { client: createJsonClient(baseline.url, authorization, args.vus + 4), origin, frontend: frontendOf(baseline.url) } : null;
 
   const results: ScenarioResult[] = [];
   for (const name of args.scenarios) {
@@ -115,7 +117,9 @@ try {
     say(`\nresults written to ${args.jsonFile}`);
   }
   target.client.close();
+  target.frontend?.client.close();
   baselineTarget?.client.close();
+  baselineTarget?.frontend?.client.close();
   await cleanup();
   process.exit(args.strict && targets.some((t) => t.verdict === 'FAIL') ? 1 : 0);
 } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * A lean JSON-over-HTTP client for the load driver: node:http with keep-alive sockets (one per
- * virtual user, so a closed loop never waits for a socket), a fixed Authorization header and no
- * per-request allocation beyond the body. fetch() costs noticeably more CPU per request, and the
+ * virtual user, so a closed loop never waits for a socket), a fixed Authorization header (none for
+ * the frontend API: pass "") plus a call's own headers, and no per-request allocation beyond the body. fetch() costs noticeably more CPU per request, and the
  * driver shares the machine's cores with the stack it measures.
  */
 import { Agent, request } from 'node:http';
@@ -12,7 +12,7 @@ export interface JsonResponse {
 }
 
 export interface JsonClient {
-  call(method: string, path: string, body?: unknown): Promise<JsonResponse>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonResponse>;
   close(): void;
 }
 
@@ -23,7 +23,7 @@ export function createJsonClient(baseUrl: string, authorization: string, sockets
   const agent = new Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
   const port = Number(url.port || 80);
   return {
-    call(method, path, body) {
+    call(method, path, body, extraHeaders) {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       return new Promise<JsonResponse>((resolve, reject) => {
         const req = request(
@@ -34,7 +34,8 @@ export function createJsonClient(baseUrl: string, authorization: string, sockets
             method,
             path,
             headers: {
-              authorization,
+              ...(authorization ? { authorization } : {}),
+              ...extraHeaders,
               ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
             },
             timeout: TIMEOUT_MS,

@@ -1,13 +1,15 @@
 /**
- * The four scenarios as the closed loop runs them: what each virtual user prepares before the clock
+ * The five scenarios as the closed loop runs them: what each virtual user prepares before the clock
  * starts, and the ceremony it repeats. The same definitions drive the stack and the baseline.
  */
 import { performance } from 'node:perf_hooks';
 import type { ScenarioName } from './parseBenchArgs.js';
 import { performChallenge } from './performChallenge.js';
+import { performConnectLogin, type ConnectLoginUser } from './performConnectLogin.js';
 import { performLogin } from './performLogin.js';
 import { performMediation } from './performMediation.js';
 import { createUser, registerPasskeyUser, type BenchTarget, type PasskeyUser } from './registerPasskeyUser.js';
+import { expectOk } from './createJsonClient.js';
 
 export interface ScenarioPlan<S> {
   prepare(target: BenchTarget): Promise<S[]>;
@@ -46,6 +48,24 @@ export function defineScenario(name: ScenarioName, opts: { vus: number; runSecon
       const plan: ScenarioPlan<PasskeyUser> = {
         prepare: passkeyUsers('mediation'),
         iterate: (target, user, vu) => performMediation(target, user, `bench-mediation-${vu}`),
+      };
+      return plan;
+    }
+    case 'connect-login': {
+      // The application's user with a passkey and a claimed (application-given) email address, by
+      // which the page's login field finds the user (connect logins find users by claimed identifiers only).
+      const plan: ScenarioPlan<ConnectLoginUser> = {
+        prepare: (target) =>
+          Promise.all(
+            vuIndexes.map(async (vu) => {
+              const name = `${opts.tag}-connect-${vu}`;
+              const user = await registerPasskeyUser(target, name);
+              const identifier = `${name}@bench.example`;
+              await expectOk('create identifier', target.client.call('POST', `/v2/users/${user.userID}/identifiers`, { identifierType: 'email', identifierValue: identifier, status: 'verified' }));
+              return { ...user, identifier };
+            }),
+          ),
+        iterate: (target, user, vu) => performConnectLogin(target, user, `bench-visitor-${vu}`),
       };
       return plan;
     }

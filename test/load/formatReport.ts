@@ -7,6 +7,7 @@ export const CEREMONY_STEPS: Record<string, string> = {
   mediation: 'B6 + B7',
   register: 'POST /v2/users + B2 + B3',
   challenge: 'B1 + PATCH',
+  'connect-login': 'F5 init + F8 start + F9 finish (frontend API)',
 };
 
 const num = (v: number | null | undefined, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits));

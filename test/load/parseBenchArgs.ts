@@ -1,7 +1,7 @@
 /** The command line of `npm run bench` (see docs/benchmarks.md); pure, so it is unit-tested. */
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['login', 'mediation', 'register', 'challenge'] as const;
+export const SCENARIOS = ['login', 'mediation', 'register', 'challenge', 'connect-login'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchArgs {
@@ -23,7 +23,7 @@ export interface BenchArgs {
   stackEnv: Record<string, string>;
 }
 
-export const USAGE = `usage: npm run bench -- [--scenario login,mediation,register,challenge] [--vus 32] [--duration 20] [--warmup 30]
+export const USAGE = `usage: npm run bench -- [--scenario login,mediation,register,challenge,connect-login] [--vus 32] [--duration 20] [--warmup 30]
                       [--scale N] [--no-baseline] [--json FILE] [--strict]
                       [--url BACKEND_URL --project PROJECT_JSON [--metrics name=URL,...]] [--stack-env KEY=VALUE ...]`;
 

@@ -12,6 +12,8 @@ export interface BenchTarget {
   client: JsonClient;
   /** An origin of the project, which the authenticator's client data names. */
   origin: string;
+  /** The frontend API (no Authorization; the page names the project in a header), for the connect-login scenario. */
+  frontend?: { client: JsonClient; projectId: string };
 }
 
 export interface PasskeyUser {

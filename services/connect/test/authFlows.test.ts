@@ -255,7 +255,7 @@ describe('F2 login', () => {
     ceremony.passkeyData = { id: 'cre-4', userId: user._id, username: 'noether@example.com', challengeId: 'cha-4', ceremonyType: 'local' };
     const { call } = await init(CAPABLE_BROWSER);
     const done = await finishPasskeyMediation(deps, call, '{"id":"m"}');
-    expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: false });
+    expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId });
     expect((await sessionOf(done)).sub).toBe(user._id);
     expect((done.data as CompletedData).passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com' });
 

@@ -5,10 +5,10 @@
  */
 import { Code, ConnectError, createClient, createRouterTransport } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
-import { CeremonyService, type StartAppendRequest } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import { CeremonyService, type FinishLoginRequest, type FinishMediationRequest, type StartAppendRequest } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { HEADERS } from '../../runtime/context.js';
-import { invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
+import { invalidArgument, notFound, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import { errorInterceptor, toConnectError } from '../../runtime/interceptors.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import { relayError } from '../src/clients/relayError.js';
@@ -76,6 +76,59 @@ describe('ceremony adapter', () => {
     expect(err).toBeInstanceOf(RelayedError);
     expect(err).toMatchObject({ kind: 'invalid_argument', type: 'client_information_invalid', message: 'userAgent is missing', validation: [{ field: 'clientInformation.userAgent', message: 'is missing' }] });
     expect((err as RelayedError).relayed).toBeInstanceOf(ConnectError);
+  });
+});
+
+describe('ceremony adapter: login finishes', () => {
+  type LoginAnswers = { finishLogin?: (req: FinishLoginRequest) => object; finishMediation?: (req: FinishMediationRequest) => object };
+  const ceremonyAnswering = (answers: LoginAnswers) =>
+    rpcPasskeyCeremonies(
+      createClient(
+        CeremonyService,
+        createRouterTransport((router) =>
+          router.service(CeremonyService, {
+            finishLogin: (req) => answers.finishLogin!(req),
+            finishMediation: (req) => answers.finishMediation!(req),
+          }),
+        ),
+      ),
+    );
+  const LOGIN = { userId: 'usr-1', processId: 'cpr-1', assertionResponse: '{}', trackingId: 't', client: CLIENT };
+  const MEDIATION = { processId: 'cpr-1', assertionResponse: '{}', trackingId: 't', client: CLIENT };
+  const PASSKEY = { id: 'cre-1', userId: 'usr-1', username: 'ada@example.com', challengeId: 'cha-1', ceremonyType: 'local' };
+
+  it('never asks the ceremony to sign (it would call back into connect), and reads the passkey used', async () => {
+    const seen: boolean[] = [];
+    const ceremony = ceremonyAnswering({
+      finishLogin: (req) => (seen.push(req.signPasskeyData === false), { passkeyData: PASSKEY }),
+      finishMediation: (req) => (seen.push(req.signPasskeyData === false), { passkeyData: PASSKEY }),
+    });
+    expect(await ceremony.finishLogin(CALL, LOGIN)).toEqual({ passkeyDeleted: false, passkeyData: PASSKEY });
+    expect(await ceremony.finishMediation(CALL, MEDIATION)).toEqual({ passkeyDeleted: false, passkeyData: PASSKEY });
+    expect(seen).toEqual([true, true]);
+  });
+
+  it('turns both ways the ceremony says "this passkey is gone" into the one value passkeyDeleted', async () => {
+    const gone = () => {
+      throw toConnectError(notFound('credential_not_found', 'not a passkey of user usr-1'));
+    };
+    expect(await ceremonyAnswering({ finishLogin: gone }).finishLogin(CALL, LOGIN)).toEqual({ passkeyDeleted: true });
+    expect(await ceremonyAnswering({ finishMediation: () => ({ error: { type: 'credentialDeleted' } }) }).finishMediation(CALL, MEDIATION)).toEqual({ passkeyDeleted: true });
+    // Deleted while the mediation ran (verifyAssertion's 404): gone as well.
+    expect(await ceremonyAnswering({ finishMediation: gone }).finishMediation(CALL, MEDIATION)).toEqual({ passkeyDeleted: true });
+  });
+
+  it('passes every other refusal on as an error, a not_found of something else included', async () => {
+    const ceremony = ceremonyAnswering({
+      finishLogin: () => {
+        throw toConnectError(notFound('project_not_found', 'no such project'));
+      },
+      finishMediation: () => {
+        throw toConnectError(invalidArgument('assertion_invalid', 'bad signature'));
+      },
+    });
+    expect(await ceremony.finishLogin(CALL, LOGIN).catch((e: unknown) => e)).toMatchObject({ kind: 'not_found', type: 'project_not_found' });
+    expect(await ceremony.finishMediation(CALL, MEDIATION).catch((e: unknown) => e)).toMatchObject({ kind: 'invalid_argument', type: 'assertion_invalid' });
   });
 });
 

@@ -20,7 +20,7 @@ import {
   ManageListResponseSchema,
 } from '../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
 import { HEADERS } from '../../runtime/context.js';
-import { invalidArgument, notFound } from '../../runtime/errors.js';
+import { invalidArgument } from '../../runtime/errors.js';
 import { createConnectToken } from '../src/connect-tokens/domain/createConnectToken.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
 import { createProject } from '../src/projects/domain/createProject.js';
@@ -146,7 +146,8 @@ describe('login (F5 init, F8 start, F9 finish)', () => {
     ceremony.passkeyData = { id: 'cre-7', username: 'turing@example.com', challengeId: 'cha-7', ceremonyType: 'cda', aaguidDetails: { aaguid: 'a-1', name: 'iCloud Keychain', iconLight: 'l', iconDark: 'd' } };
     const finish = await rpc.loginFinish({ isConditionalUi: false, assertionResponse: '{"id":"cred"}', loadedMs: 300n }, call);
     expect(await verifyProjectToken(env.deps, A, finish.session, 'session')).toMatchObject({ sub: user._id, name: 'Alan Turing' });
-    expect(finish.signedPasskeyData).toBe('signed.passkey.data');
+    // Connect signs signedPasskeyData itself (the ceremony only verified): the project's JWT of the passkey used.
+    expect(await verifyProjectToken(env.deps, A, finish.signedPasskeyData, 'passkey_data')).toMatchObject({ sub: user._id, id: 'cre-7', username: 'turing@example.com', ceremonyType: 'cda' });
     expect(finish.passkeyOperation).toMatchObject({ operationType: 'verify', identifierValue: 'turing@example.com', identifierType: 'email', ceremonyType: 'cda', aaguidDetails: { aaguid: 'a-1', name: 'iCloud Keychain' } });
     expect(Object.keys(toJson(LoginFinishResponseSchema, finish) as object).sort()).toEqual(['passkeyOperation', 'session', 'signedPasskeyData']);
     expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, assertionResponse: '{"id":"cred"}', trackingId: 'req-handler' });
@@ -263,8 +264,8 @@ describe('errors as the caller sees them', () => {
     await rpc.loginStart({ identifier: 'refused@example.com', source: 'text-field', loginConnectToken: '', loadedMs: 50n }, call);
     ceremony.failures.finishLogin = invalidArgument('assertion_invalid', 'the signature does not verify');
     expect(await rpcError(rpc.loginFinish({ isConditionalUi: false, assertionResponse: '{}', loadedMs: 60n }, call))).toEqual({ code: Code.InvalidArgument, type: 'assertion_invalid', fields: [] });
-    // A deleted passkey is the flow's own answer: not_found credential_deleted.
-    ceremony.failures.finishLogin = notFound('credential_not_found', 'no such passkey');
+    // A deleted passkey (the port's passkeyDeleted) is the flow's own answer: not_found credential_deleted.
+    ceremony.loginPasskeyDeleted = true;
     expect(await rpcError(rpc.loginFinish({ isConditionalUi: false, assertionResponse: '{}', loadedMs: 60n }, call))).toMatchObject({ code: Code.NotFound, type: 'credential_deleted' });
   });
 

@@ -3,7 +3,7 @@
  * the embedded store, with a plain fake of the ceremony port in place of the ceremony service.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DomainError, invalidArgument, notFound } from '../../runtime/errors.js';
+import { DomainError, invalidArgument } from '../../runtime/errors.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
 import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flowDeps.js';
@@ -12,6 +12,7 @@ import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
 import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
 import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
+import { signPasskeyData } from '../src/projects/domain/signPasskeyData.js';
 import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
@@ -164,8 +165,29 @@ describe('F9 login finish', () => {
     await start(call, 'turing@example.com');
     const r = await finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{"id":"cred"}', loadedMs: 300 });
 
-    expect(ceremony.calls.finishLogin[0].input).toMatchObject({ userId: user._id, processId: call.processId, assertionResponse: '{"id":"cred"}', trackingId: 'req-login', signPasskeyData: true });
-    expect(r.signedPasskeyData).toBe('signed.passkey.data');
+    // The ceremony only verifies: the port has no way to ask it to sign (it would call back into connect).
+    expect(ceremony.calls.finishLogin[0].input).toEqual({
+      userId: user._id,
+      processId: call.processId,
+      assertionResponse: '{"id":"cred"}',
+      trackingId: 'req-login',
+      client: expect.objectContaining({ remoteAddress: '203.0.113.7' }),
+    });
+    // Connect signs signedPasskeyData itself, with exactly the claims of the SignPasskeyData RPC (B5/B7's signer).
+    const signed = await verifyProjectToken(deps, A, r.signedPasskeyData, 'passkey_data');
+    const byRpc = await verifyProjectToken(deps, A, await signPasskeyData(deps, A, { ...ceremony.passkeyData, userId: user._id }, 300), 'passkey_data');
+    expect(signed).toEqual({ ...byRpc, iat: signed!.iat, exp: signed!.exp });
+    expect(signed!.exp! - signed!.iat!).toBe(300);
+    expect(signed).toMatchObject({
+      kind: 'passkey_data',
+      sub: user._id,
+      userID: user._id,
+      id: 'cre-7',
+      username: 'turing@example.com',
+      challengeID: 'cha-7',
+      ceremonyType: 'cda',
+      aaguidDetails: { aaguid: 'a-1', name: 'iCloud Keychain' },
+    });
     expect(Object.keys(r).sort()).toEqual(['operation', 'session', 'signedPasskeyData']);
     expect(r.operation).toEqual({
       operationType: 'verify',
@@ -190,7 +212,8 @@ describe('F9 login finish', () => {
     ceremony.passkeyData = { id: 'cre-8', userId: user._id, username: 'noether@example.com', challengeId: 'cha-8', ceremonyType: 'local' };
     const { call } = await init();
     const r = await finishLogin(deps, call, { isConditionalUI: true, assertionResponse: '{"id":"c"}' });
-    expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, signPasskeyData: true, trackingId: 'req-login' });
+    expect(ceremony.calls.finishMediation[0].input).toMatchObject({ processId: call.processId, trackingId: 'req-login' });
+    expect(await verifyProjectToken(deps, A, r.signedPasskeyData, 'passkey_data')).toMatchObject({ sub: user._id, id: 'cre-8', username: 'noether@example.com' });
     expect(r.operation).toMatchObject({ operationType: 'verify', identifierValue: 'noether@example.com', ceremonyType: 'local' });
     expect(await verifyProjectToken(deps, A, r.session, 'session')).toMatchObject({ sub: user._id, name: 'noether@example.com' });
   });
@@ -199,7 +222,7 @@ describe('F9 login finish', () => {
     await userWith('curie@example.com');
     const { call } = await init();
     await start(call, 'curie@example.com');
-    ceremony.failures.finishLogin = notFound('credential_not_found', 'no such passkey');
+    ceremony.loginPasskeyDeleted = true;
     expect(await rejection(finishLogin(deps, call, { isConditionalUI: false, assertionResponse: '{}' }))).toMatchObject({ kind: 'not_found', type: 'credential_deleted' });
 
     const { call: conditional } = await init();
@@ -226,6 +249,44 @@ describe('F9 login finish', () => {
     expect(await rejection(finishLogin(deps, incapable, { isConditionalUI: true, assertionResponse: '{}' }))).toMatchObject({ kind: 'permission_denied', type: 'login_not_allowed' });
     expect(ceremony.calls.finishLogin).toHaveLength(0);
     expect(ceremony.calls.finishMediation).toHaveLength(0);
+  });
+
+  it('reads the project, the user and the identifiers once, and opens the signing key once, for both tokens', async () => {
+    const user = await userWith('hopper@example.com', 'Grace Hopper');
+    ceremony.passkeyData = { id: 'cre-10', username: 'hopper@example.com', challengeId: 'cha-10', ceremonyType: 'local' };
+    const { call } = await init();
+    await start(call, 'hopper@example.com');
+    const reads: string[] = [];
+    const counted = <T extends object>(name: string, store: T): T =>
+      new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          return typeof value === 'function' ? (...args: unknown[]) => (reads.push(`${name}.${String(key)}`), value.apply(target, args)) : value;
+        },
+      });
+    const decrypts: string[] = [];
+    const masterKey = deps.masterKey;
+    const countingDeps: ConnectFlowDeps = {
+      ...deps,
+      projects: counted('projects', deps.projects),
+      users: counted('users', deps.users),
+      identifiers: counted('identifiers', deps.identifiers),
+      sessions: counted('sessions', deps.sessions),
+      processes: counted('processes', deps.processes),
+      clientEnvs: counted('clientEnvs', deps.clientEnvs),
+      // Every decryption of a sealed signing key goes through the master key's bytes; count reads of it.
+      get masterKey() {
+        decrypts.push('masterKey');
+        return masterKey;
+      },
+    };
+    const r = await finishLogin(countingDeps, call, { isConditionalUI: false, assertionResponse: '{"id":"cred"}' });
+    expect(await verifyProjectToken(deps, A, r.session, 'session')).toMatchObject({ sub: user._id });
+    expect(await verifyProjectToken(deps, A, r.signedPasskeyData, 'passkey_data')).toMatchObject({ sub: user._id });
+    expect(reads.sort()).toEqual(['clientEnvs.setLastLogin', 'identifiers.listForUser', 'processes.find', 'processes.update', 'projects.find', 'sessions.insertSession', 'users.find']);
+    expect(decrypts).toHaveLength(1);
+    // One way: the ceremony was asked to verify, once, and nothing else.
+    expect(Object.fromEntries(Object.entries(ceremony.calls).filter(([, calls]) => calls.length > 0).map(([m, calls]) => [m, calls.length]))).toEqual({ startMediation: 1, startLogin: 1, finishLogin: 1 });
   });
 
   it('refuses a passkey whose user was deleted in the meantime', async () => {

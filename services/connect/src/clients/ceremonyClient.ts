@@ -4,10 +4,11 @@
  * call's identity as headers, reads the answers into the domain's plain types and turns errors
  * into DomainErrors (relayError.ts).
  */
-import type { Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { CeremonyService, Credential } from '../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
+import { ErrorInfoSchema } from '../../../../gen/passkeyauth/common/v1/errors_pb.js';
 import type { PasskeyData as PasskeyDataMessage } from '../../../../gen/passkeyauth/common/v1/passkey_pb.js';
-import type { Passkey, PasskeyCeremonies, PasskeyData } from '../connect-flows/domain/passkeyCeremonies.js';
+import type { FinishedLoginCeremony, Passkey, PasskeyCeremonies, PasskeyData } from '../connect-flows/domain/passkeyCeremonies.js';
 import { backendClientInformation } from './backendClientInformation.js';
 import { relayErrorsOf } from './relayError.js';
 import { serviceHeaders } from './serviceHeaders.js';
@@ -72,21 +73,23 @@ export function rpcPasskeyCeremonies(ceremony: Client<typeof CeremonyService>): 
 
     finishLogin: (call, input) =>
       relayErrorsOf(async () => {
-        const r = await ceremony.finishLogin(
-          {
-            userId: input.userId,
-            assertionResponse: input.assertionResponse,
-            processId: input.processId,
-            trackingId: input.trackingId,
-            clientInformation: backendClientInformation(input.client),
-            ...(input.signPasskeyData !== undefined ? { signPasskeyData: input.signPasskeyData } : {}),
-          },
-          { headers: serviceHeaders(call) },
-        );
-        return {
-          ...(r.passkeyData ? { passkeyData: passkeyDataOf(r.passkeyData) } : {}),
-          ...(r.signedPasskeyData !== undefined ? { signedPasskeyData: r.signedPasskeyData } : {}),
-        };
+        try {
+          const r = await ceremony.finishLogin(
+            {
+              userId: input.userId,
+              assertionResponse: input.assertionResponse,
+              processId: input.processId,
+              trackingId: input.trackingId,
+              clientInformation: backendClientInformation(input.client),
+              signPasskeyData: false,
+            },
+            { headers: serviceHeaders(call) },
+          );
+          return verifiedLoginOf(r.passkeyData);
+        } catch (err) {
+          if (isPasskeyGone(err)) return { passkeyDeleted: true };
+          throw err;
+        }
       }),
 
     startMediation: (call, input) =>
@@ -97,21 +100,23 @@ export function rpcPasskeyCeremonies(ceremony: Client<typeof CeremonyService>): 
 
     finishMediation: (call, input) =>
       relayErrorsOf(async () => {
-        const r = await ceremony.finishMediation(
-          {
-            assertionResponse: input.assertionResponse,
-            clientInformation: backendClientInformation(input.client),
-            processId: input.processId,
-            trackingId: input.trackingId,
-            ...(input.signPasskeyData !== undefined ? { signPasskeyData: input.signPasskeyData } : {}),
-          },
-          { headers: serviceHeaders(call) },
-        );
-        return {
-          ...(r.passkeyData ? { passkeyData: passkeyDataOf(r.passkeyData) } : {}),
-          ...(r.signedPasskeyData !== undefined ? { signedPasskeyData: r.signedPasskeyData } : {}),
-          ...(r.error ? { error: { type: r.error.type } } : {}),
-        };
+        try {
+          const r = await ceremony.finishMediation(
+            {
+              assertionResponse: input.assertionResponse,
+              clientInformation: backendClientInformation(input.client),
+              processId: input.processId,
+              trackingId: input.trackingId,
+              signPasskeyData: false,
+            },
+            { headers: serviceHeaders(call) },
+          );
+          if (r.error?.type === 'credentialDeleted') return { passkeyDeleted: true };
+          return verifiedLoginOf(r.passkeyData);
+        } catch (err) {
+          if (isPasskeyGone(err)) return { passkeyDeleted: true };
+          throw err;
+        }
       }),
 
     recordClientEvent: (call, input) =>
@@ -146,6 +151,21 @@ export function rpcPasskeyCeremonies(ceremony: Client<typeof CeremonyService>): 
         await ceremony.deleteCredential({ userId: input.userId, credentialId: input.passkeyId }, { headers: serviceHeaders(call) });
       }),
   };
+}
+
+/**
+ * The ceremony's two ways of saying the passkey is gone, besides B7's error.type: 404
+ * credential_not_found (B5: not a passkey of the user (any more); B5 and B7: deleted during the
+ * login). Both mean "this passkey no longer exists" to the flow.
+ */
+function isPasskeyGone(err: unknown): boolean {
+  return err instanceof ConnectError && err.code === Code.NotFound && err.findDetails(ErrorInfoSchema)[0]?.type === 'credential_not_found';
+}
+
+function verifiedLoginOf(m: PasskeyDataMessage | undefined): FinishedLoginCeremony {
+  // A verified login always names its passkey; an answer without one is a broken ceremony service.
+  if (!m) throw new Error('the ceremony service answered a login without passkeyData');
+  return { passkeyDeleted: false, passkeyData: passkeyDataOf(m) };
 }
 
 function passkeyDataOf(m: PasskeyDataMessage): PasskeyData {

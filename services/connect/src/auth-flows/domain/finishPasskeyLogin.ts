@@ -1,4 +1,5 @@
 /** The passkey-verify block's finish: the ceremony verifies the assertion and the process completes. */
+import { notFound } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
@@ -15,5 +16,7 @@ export async function finishPasskeyLogin(deps: AuthFlowDeps, call: FlowCall, sig
     trackingId: call.requestId,
     client: describeAuthClient(process, call),
   });
-  return completeProcess(deps, call, process, ['passkey-verify'], { passkeyUsed: true, ceremonyType: r.passkeyData?.ceremonyType || 'local' });
+  // The ceremony's own answer to a passkey that is not (any more) the user's, as before the port said it as a value.
+  if (r.passkeyDeleted) throw notFound('credential_not_found', "the response's credential is not a passkey of this user");
+  return completeProcess(deps, call, process, ['passkey-verify'], { passkeyUsed: true, ceremonyType: r.passkeyData.ceremonyType || 'local' });
 }

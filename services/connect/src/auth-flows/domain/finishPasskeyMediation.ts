@@ -17,9 +17,8 @@ export async function finishPasskeyMediation(deps: AuthFlowDeps, call: FlowCall,
     client: describeAuthClient(process, call),
     processId: process._id,
     trackingId: call.requestId,
-    signPasskeyData: false,
   });
-  if (r.error?.type === 'credentialDeleted' || !r.passkeyData) {
+  if (r.passkeyDeleted) {
     return buildLoginInitBlock({ identifierValue: '', isPhone: false, fieldError: { code: 'credential_deleted', message: 'this passkey no longer exists; log in with your email address, phone number or username' } });
   }
   const userId = r.passkeyData.userId;

@@ -14,8 +14,19 @@ export async function findLoginIdentifierOfUser(
   userId: string,
   username: string,
   options: { claimedOnly?: boolean } = {},
-): Promise<{ id: string; type: IdentifierRecord['type']; value: string } | undefined> {
-  const all = (await deps.identifiers.listForUser(projectId, userId)).filter((r) => r.claimed || !options.claimedOnly);
+): Promise<LoginIdentifierOfUser | undefined> {
+  return pickLoginIdentifier(await deps.identifiers.listForUser(projectId, userId), username, options);
+}
+
+export interface LoginIdentifierOfUser {
+  id: string;
+  type: IdentifierRecord['type'];
+  value: string;
+}
+
+/** The same choice among identifiers of the user the caller has read already (the connect login reads them once). */
+export function pickLoginIdentifier(identifiers: readonly IdentifierRecord[], username: string, options: { claimedOnly?: boolean } = {}): LoginIdentifierOfUser | undefined {
+  const all = identifiers.filter((r) => r.claimed || !options.claimedOnly);
   const pick = (r: IdentifierRecord) => ({ id: r._id, type: r.type, value: r.value });
   const named = all.find((r) => r.value === username.trim().toLowerCase());
   if (named) return pick(named);

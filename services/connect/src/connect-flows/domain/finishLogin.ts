@@ -11,15 +11,23 @@
  * and reads passkeyOperation, which a fallback has none of, so it throws and the component hangs.
  * web-core 3.x returns any 4xx of login/finish to its caller as an error, so it handles the 404
  * as well. The answer is the same with and without conditional UI.
+ *
+ * One way, each fact read once: the ceremony only verifies (it is never asked to sign, so it never
+ * calls back into connect); connect reads the project, the user and the user's identifiers once,
+ * opens the project's signing key once, and signs both the session token and signedPasskeyData
+ * with it. signedPasskeyData has exactly the claims of the SignPasskeyData RPC (passkeyDataClaims).
  */
 import { failedPrecondition, notFound, permissionDenied } from '../../../../runtime/errors.js';
-import type { PasskeyData } from './passkeyCeremonies.js';
+import { getProject } from '../../projects/domain/getProject.js';
+import { openProjectSigner } from '../../projects/domain/openProjectSigner.js';
+import { MAX_PASSKEY_DATA_LIFETIME_SECONDS, passkeyDataClaims } from '../../projects/domain/signPasskeyData.js';
+import { chooseVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
+import type { FinishedLoginCeremony } from './passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from './describeClient.js';
-import { isNotFound } from './isNotFound.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
-import { findLoginIdentifierOfUser } from './findLoginIdentifierOfUser.js';
+import { pickLoginIdentifier } from './findLoginIdentifierOfUser.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 
@@ -35,50 +43,34 @@ export interface FinishedLogin {
   operation?: PasskeyOperationResult;
 }
 
-const gone = () => notFound('credential_deleted', 'the passkey used no longer exists; use the application login');
-
 export async function finishLogin(deps: ConnectFlowDeps, call: FlowCall, input: LoginFinishInput): Promise<FinishedLogin> {
   const process = await findActiveProcess(deps, call, 'login');
   if (!process.allowed) throw permissionDenied('login_not_allowed', 'passkey login is not offered to this client');
   const client = describeClient(process, call);
 
-  let data: PasskeyData | undefined;
-  let signed: string;
+  let verified: FinishedLoginCeremony;
   if (input.isConditionalUI) {
-    const r = await deps.ceremony.finishMediation(call, { assertionResponse: input.assertionResponse, client, processId: process._id, trackingId: call.requestId, signPasskeyData: true });
-    if (r.error?.type === 'credentialDeleted') throw gone();
-    data = r.passkeyData;
-    signed = r.signedPasskeyData ?? '';
+    verified = await deps.ceremony.finishMediation(call, { assertionResponse: input.assertionResponse, client, processId: process._id, trackingId: call.requestId });
   } else {
     if (!process.userId || !process.identifier) throw failedPrecondition('login_not_started', 'call /v2/connect/login/start before finishing a login');
-    try {
-      const r = await deps.ceremony.finishLogin(call, {
-        userId: process.userId,
-        assertionResponse: input.assertionResponse,
-        processId: process._id,
-        trackingId: call.requestId,
-        client,
-        signPasskeyData: true,
-      });
-      data = r.passkeyData;
-      signed = r.signedPasskeyData ?? '';
-    } catch (err) {
-      if (isNotFound(err)) throw gone();
-      throw err;
-    }
+    verified = await deps.ceremony.finishLogin(call, { userId: process.userId, assertionResponse: input.assertionResponse, processId: process._id, trackingId: call.requestId, client });
   }
-  if (!data) throw new Error('the ceremony service answered a login without passkeyData');
+  if (verified.passkeyDeleted) throw notFound('credential_deleted', 'the passkey used no longer exists; use the application login');
+  const data = verified.passkeyData;
 
-  const user = await deps.users.find(call.projectId, data.userId);
+  // Read once, used by everything below: the session, its token's claims, signedPasskeyData's username, the operation.
+  const [project, user, identifiers] = await Promise.all([getProject(deps, call.projectId), deps.users.find(call.projectId, data.userId), deps.identifiers.listForUser(call.projectId, data.userId)]);
   if (!user) throw failedPrecondition('user_not_found', 'the passkey belongs to a user that no longer exists');
+  const signer = openProjectSigner(deps, project);
   // A login started with an identifier found its user by a claimed one (findUserByIdentifier); a
   // conditional-UI login names the user by a claimed identifier too, never by an assertion.
-  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : await findLoginIdentifierOfUser(deps, call.projectId, user._id, data.username, { claimedOnly: true });
-  const session = await issueSession(deps, call.projectId, { id: user._id, name: user.fullName ?? identifier?.value ?? '' });
+  const identifier = process.identifier && !input.isConditionalUI ? process.identifier : pickLoginIdentifier(identifiers, data.username, { claimedOnly: true });
+  // Signed before the session is written: a failure leaves no session behind.
+  const signedPasskeyData = await signer.sign(passkeyDataClaims(data, chooseVouchedUsername(user, identifiers, data.username)), { expiresIn: MAX_PASSKEY_DATA_LIFETIME_SECONDS });
+  const session = await issueSession(deps, call.projectId, { id: user._id, name: user.fullName ?? identifier?.value ?? '' }, { signer, user, identifiers });
   const operation = identifier ? describePasskeyOperation('verify', identifier, data) : undefined;
 
   await deps.processes.update(call.projectId, process._id, { userId: user._id, finished: { operation: 'login', conditional: input.isConditionalUI, ...(input.loadedMs !== undefined ? { loadedMs: input.loadedMs } : {}), at: deps.now() } }, deps.now());
   if (operation) await rememberOperation(deps, call.projectId, process.clientEnvHandle, operation);
-  return { session, signedPasskeyData: signed, ...(operation ? { operation } : {}) };
+  return { session, signedPasskeyData, ...(operation ? { operation } : {}) };
 }
-

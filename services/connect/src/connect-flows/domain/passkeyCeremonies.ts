@@ -112,14 +112,15 @@ export interface FinishLoginInput {
   assertionResponse: string;
   trackingId: string;
   client: CeremonyClient;
-  /** Ask for signedPasskeyData (a JWT for the application's server); unset: the ceremony's default (no). */
-  signPasskeyData?: boolean;
 }
 
-export interface FinishedLoginCeremony {
-  passkeyData?: PasskeyData;
-  signedPasskeyData?: string;
-}
+/**
+ * What a finished login ceremony (B5 or B7) says: the passkey used, or that the passkey the browser
+ * offered no longer exists (deleted, never known here, or its user deleted). The ceremony says the
+ * latter in two ways (B5: 404 credential_not_found; B7: a 200 with error.type credentialDeleted);
+ * the adapter turns both into this one value, so no flow re-derives it from an error.
+ */
+export type FinishedLoginCeremony = { passkeyDeleted: false; passkeyData: PasskeyData } | { passkeyDeleted: true };
 
 export interface StartMediationInput {
   processId: string;
@@ -136,12 +137,6 @@ export interface FinishMediationInput {
   assertionResponse: string;
   trackingId: string;
   client: CeremonyClient;
-  signPasskeyData?: boolean;
-}
-
-export interface FinishedMediation extends FinishedLoginCeremony {
-  /** Set instead of an error status when the passkey used no longer exists (type "credentialDeleted"). */
-  error?: { type: string };
 }
 
 export interface ClientEventInput {
@@ -160,6 +155,12 @@ export interface PasskeyPage {
   totalPages: number;
 }
 
+/**
+ * The ceremony is never asked to sign passkeyData here (signPasskeyData stays false on the wire): to
+ * sign, it would call back into connect (SignPasskeyData) in the middle of the login. Connect holds
+ * the keys and signs signedPasskeyData itself (connect-flows/domain/finishLogin.ts), so a connect
+ * login calls one way: connect → ceremony.
+ */
 export interface PasskeyCeremonies {
   startAppend(call: ServiceCall, input: StartAppendInput): Promise<StartedAppendCeremony>;
   finishAppend(call: ServiceCall, input: FinishAppendInput): Promise<{ passkeyData?: PasskeyData }>;
@@ -167,7 +168,7 @@ export interface PasskeyCeremonies {
   finishLogin(call: ServiceCall, input: FinishLoginInput): Promise<FinishedLoginCeremony>;
   /** Conditional UI (passkey autofill): a login without a user named first. */
   startMediation(call: ServiceCall, input: StartMediationInput): Promise<StartedMediation>;
-  finishMediation(call: ServiceCall, input: FinishMediationInput): Promise<FinishedMediation>;
+  finishMediation(call: ServiceCall, input: FinishMediationInput): Promise<FinishedLoginCeremony>;
   recordClientEvent(call: ServiceCall, input: ClientEventInput): Promise<void>;
   /** One page (1-based) of the user's passkeys, oldest first. */
   listPasskeys(call: ServiceCall, input: { userId: string; page: number; pageSize: number }): Promise<PasskeyPage>;

@@ -1,3 +1,4 @@
+import type { JWTPayload } from 'jose';
 import type { PasskeyData } from '../../connect-flows/domain/passkeyCeremonies.js';
 import type { UserDeps } from '../../users/domain/userDeps.js';
 import { pickVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
@@ -23,19 +24,23 @@ export async function signPasskeyData(
 ): Promise<string> {
   const lifetime = Math.min(Math.max(1, Math.floor(expiresInSeconds)), MAX_PASSKEY_DATA_LIFETIME_SECONDS);
   const username = await pickVouchedUsername(deps, projectId, data.userId, data.username);
-  return signToken(
-    deps,
-    projectId,
-    {
-      kind: 'passkey_data',
-      sub: data.userId,
-      id: data.id,
-      userID: data.userId,
-      username,
-      challengeID: data.challengeId,
-      ceremonyType: data.ceremonyType,
-      aaguidDetails: { aaguid: data.aaguidDetails?.aaguid ?? '', name: data.aaguidDetails?.name ?? '' },
-    },
-    { expiresIn: lifetime },
-  );
+  return signToken(deps, projectId, passkeyDataClaims(data, username), { expiresIn: lifetime });
+}
+
+/**
+ * The claims of signedPasskeyData (see above), `username` already chosen (pickVouchedUsername.ts).
+ * One builder for both signers: this RPC (B5/B7 of the backend API) and the connect login, which
+ * signs with the project, user and identifiers it has read already (connect-flows/domain/finishLogin.ts).
+ */
+export function passkeyDataClaims(data: PasskeyData, username: string): JWTPayload {
+  return {
+    kind: 'passkey_data',
+    sub: data.userId,
+    id: data.id,
+    userID: data.userId,
+    username,
+    challengeID: data.challengeId,
+    ceremonyType: data.ceremonyType,
+    aaguidDetails: { aaguid: data.aaguidDetails?.aaguid ?? '', name: data.aaguidDetails?.name ?? '' },
+  };
 }

@@ -20,7 +20,8 @@ import { unauthenticated } from '../../../../runtime/errors.js';
 import type { ProjectRecord } from '../../projects/store/projects.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { UserRecord } from '../../users/store/users.js';
-import { signToken } from '../../projects/domain/signToken.js';
+import type { IdentifierRecord } from '../../users/store/identifiers.js';
+import { openProjectSigner, type ProjectSigner } from '../../projects/domain/openProjectSigner.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { sessionLifetimeOf } from './sessionLifetimes.js';
 import { describeIdentityClaims } from './describeIdentityClaims.js';
@@ -33,14 +34,18 @@ export interface SignedSessionToken {
 }
 
 export async function signSessionToken(
-  deps: Pick<SessionDeps, 'projects' | 'masterKey' | 'now' | 'identifiers'>,
+  deps: Pick<SessionDeps, 'masterKey' | 'now' | 'identifiers'>,
   project: ProjectRecord,
   session: Pick<SessionRecord, '_id' | 'expiresAt' | 'authenticatedAt' | 'createdAt'>,
   user: Pick<UserRecord, '_id' | 'fullName'>,
-  /** `name`: the name a connect login chose; used only if it is the full name or a proven identifier's value. */
-  options: { name?: string } = {},
+  /**
+   * `name`: the name a connect login chose; used only if it is the full name or a proven identifier's value.
+   * `identifiers`, `signer`: the user's identifiers and a signer of `project` the caller has already
+   * (read once per request); without them they are read and the key is opened here.
+   */
+  options: { name?: string; identifiers?: readonly IdentifierRecord[]; signer?: ProjectSigner } = {},
 ): Promise<SignedSessionToken> {
-  const identity = describeIdentityClaims(await deps.identifiers.listForUser(project._id, user._id), user.fullName, options.name);
+  const identity = describeIdentityClaims(options.identifiers ?? (await deps.identifiers.listForUser(project._id, user._id)), user.fullName, options.name);
   const nowSeconds = Math.floor(deps.now().getTime() / 1000);
   const remaining = Math.floor(session.expiresAt.getTime() / 1000) - nowSeconds;
   // Guard: a session in its last second cannot carry a token at all; it has ended.
@@ -53,6 +58,6 @@ export async function signSessionToken(
     auth_time: Math.floor(authenticatedAtOf(session).getTime() / 1000),
     ...identity,
   };
-  const sessionToken = await signToken(deps, project._id, claims, { expiresIn: lifetime });
+  const sessionToken = await (options.signer ?? openProjectSigner(deps, project)).sign(claims, { expiresIn: lifetime });
   return { sessionToken, expiresAt: nowSeconds + lifetime };
 }

@@ -12,6 +12,9 @@
 import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
+import type { IdentifierRecord } from '../../users/store/identifiers.js';
+import type { UserRecord } from '../../users/store/users.js';
+import type { ProjectSigner } from '../../projects/domain/openProjectSigner.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
@@ -25,6 +28,18 @@ export interface StartSessionInput {
   withRefreshToken: boolean;
   /** The `name` a connect login chose; honoured only when it is the full name or a proven identifier (see describeIdentityClaims.ts). */
   name?: string;
+  /**
+   * What the caller read in this request already (the connect login, F9): the project (as its
+   * signer), the user and the user's identifiers are then not read again, and the key that signs
+   * the session token is the one the caller's signer opened.
+   */
+  known?: KnownSessionFacts;
+}
+
+export interface KnownSessionFacts {
+  signer: ProjectSigner;
+  user: UserRecord;
+  identifiers: readonly IdentifierRecord[];
 }
 
 export interface StartedSession {
@@ -37,8 +52,10 @@ export interface StartedSession {
 }
 
 export async function startSession(deps: SessionDeps, input: StartSessionInput): Promise<StartedSession> {
-  const project = await getProject(deps, input.projectId);
-  const user = await deps.users.find(project._id, input.userId);
+  const { known } = input;
+  if (known && (known.signer.project._id !== input.projectId || known.user._id !== input.userId)) throw new Error('startSession: the known facts are of another project or user');
+  const project = known?.signer.project ?? (await getProject(deps, input.projectId));
+  const user = known ? known.user : await deps.users.find(project._id, input.userId);
   // Guard: callers start sessions right after authenticating the user, so a missing one was deleted in between.
   if (!user) throw failedPrecondition('user_not_found', `user ${input.userId} does not exist in project ${project._id}`);
   const now = deps.now();
@@ -68,6 +85,9 @@ export async function startSession(deps: SessionDeps, input: StartSessionInput):
       expiresAt: session.expiresAt,
     });
   }
-  const signed = await signSessionToken(deps, project, session, user, input.name !== undefined ? { name: input.name } : {});
+  const signed = await signSessionToken(deps, project, session, user, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(known ? { identifiers: known.identifiers, signer: known.signer } : {}),
+  });
   return { sessionId: session._id, sessionToken: signed.sessionToken, ...(refreshToken ? { refreshToken } : {}), expiresAt: signed.expiresAt };
 }

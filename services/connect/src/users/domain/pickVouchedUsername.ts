@@ -12,13 +12,18 @@
  *   nothing vouched for, nothing named.
  */
 import type { IdentifierRecord } from '../store/identifiers.js';
+import type { UserRecord } from '../store/users.js';
 import type { UserDeps } from './userDeps.js';
 
 const TYPE_PREFERENCE: IdentifierRecord['type'][] = ['email', 'phone', 'username'];
 
 export async function pickVouchedUsername(deps: Pick<UserDeps, 'users' | 'identifiers'>, projectId: string, userId: string, passkeyUsername: string): Promise<string> {
   const [user, identifiers] = await Promise.all([deps.users.find(projectId, userId), deps.identifiers.listForUser(projectId, userId)]);
-  if (!user) return '';
+  return user ? chooseVouchedUsername(user, identifiers, passkeyUsername) : '';
+}
+
+/** The same choice for a user and identifiers the caller has read already (the connect login reads them once). */
+export function chooseVouchedUsername(user: Pick<UserRecord, 'origin'>, identifiers: readonly IdentifierRecord[], passkeyUsername: string): string {
   const named = passkeyUsername.trim().toLowerCase();
   const claimed = identifiers.filter((i) => i.claimed);
   if (claimed.some((i) => i.value === named)) return passkeyUsername;
