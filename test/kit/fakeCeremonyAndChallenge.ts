@@ -3,7 +3,7 @@
  * (connect-flows/domain/passkeyCeremonies.ts, auth-flows/domain/oneTimeCodes.ts), for testing the flows without RPC: each
  * records its calls, answers what the test set, and throws an error the test queued for a method.
  */
-import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/auth-flows/domain/oneTimeCodes.js';
+import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/shared/domain/oneTimeCodes.js';
 import type {
   ClientEventInput,
   FinishAppendInput,
@@ -21,7 +21,7 @@ import type {
   StartedMediation,
   StartLoginInput,
   StartMediationInput,
-} from '../../services/connect/src/connect-flows/domain/passkeyCeremonies.js';
+} from '../../services/connect/src/shared/domain/passkeyCeremonies.js';
 import type { ClientSnapshot } from '../../services/connect/src/connect-flows/store/processes.js';
 
 /** A browser that can do everything with passkeys here (platform authenticator, autofill). */

@@ -16,7 +16,7 @@ import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import type { UserCleanup } from '../src/users/domain/userDeps.js';
 import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
 import { mongoAuthProcessStore } from '../src/auth-flows/store/authProcesses.js';
-import { mongoClientEnvStore } from '../src/connect-flows/store/clientEnvs.js';
+import { mongoClientEnvStore } from '../src/shared/store/clientEnvs.js';
 import { mongoConnectTokenStore } from '../src/connect-tokens/store/connectTokens.js';
 import { mongoProcessStore } from '../src/connect-flows/store/processes.js';
 import { connectIndexes } from '../src/store/indexes.js';

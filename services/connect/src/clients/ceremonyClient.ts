@@ -7,7 +7,7 @@
 import type { Client } from '@connectrpc/connect';
 import type { CeremonyService, Credential } from '../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import type { PasskeyData as PasskeyDataMessage } from '../../../../gen/passkeyauth/common/v1/passkey_pb.js';
-import type { Passkey, PasskeyCeremonies, PasskeyData } from '../connect-flows/domain/passkeyCeremonies.js';
+import type { Passkey, PasskeyCeremonies, PasskeyData } from '../shared/domain/passkeyCeremonies.js';
 import { backendClientInformation } from './backendClientInformation.js';
 import { relayErrorsOf } from './relayError.js';
 import { serviceHeaders } from './serviceHeaders.js';

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@connectrpc/connect';
 import type { ChallengeService } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
-import type { OneTimeCodes } from '../auth-flows/domain/oneTimeCodes.js';
+import type { OneTimeCodes } from '../shared/domain/oneTimeCodes.js';
 import { relayErrorsOf } from './relayError.js';
 import { serviceHeaders } from './serviceHeaders.js';
 

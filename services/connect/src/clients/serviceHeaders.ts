@@ -4,7 +4,7 @@
  * the caller (ServiceCall); turning it into headers is the adapter's business.
  */
 import { HEADERS } from '../../../runtime/context.js';
-import type { ServiceCall } from '../connect-flows/domain/passkeyCeremonies.js';
+import type { ServiceCall } from '../shared/domain/passkeyCeremonies.js';
 
 export function serviceHeaders(call: ServiceCall): Record<string, string> {
   return {

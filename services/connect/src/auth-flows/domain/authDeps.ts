@@ -1,7 +1,7 @@
 /** What the sign-up and login flows need beyond the connect flows: their processes and the challenge service. */
 import type { AuthProcessStore } from '../store/authProcesses.js';
 import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
-import type { OneTimeCodes } from './oneTimeCodes.js';
+import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 
 export interface AuthFlowDeps extends ConnectFlowDeps {
   authProcesses: AuthProcessStore;

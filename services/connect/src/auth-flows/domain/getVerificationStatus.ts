@@ -13,7 +13,7 @@
  */
 import { failedPrecondition, notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
+import { processFamilyOf } from '../../shared/domain/processFamilyOf.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';

@@ -6,8 +6,8 @@
  * known only by username without a passkey gets fieldError.
  */
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { findUserByIdentifier } from '../../connect-flows/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifier.js';
+import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
+import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthFlowDeps } from './authDeps.js';

@@ -5,7 +5,7 @@
  */
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildLoginStartBlock } from './buildLoginStartBlock.js';

@@ -6,7 +6,7 @@
  */
 import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 
 export function describedClient(info: FrontendClientInformation | undefined): ClientSnapshot | undefined {
   if (!info) return undefined;

@@ -1,4 +1,4 @@
-import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
+import { describeSessionCookie } from '../../projects/domain/describeSessionCookie.js';
 import { updateCookieSettings } from '../../sessions/domain/updateCookieSettings.js';
 import { requiredOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';

@@ -16,7 +16,7 @@ import {
   refreshLifetimeOf,
   refreshRotationOf,
   sessionLifetimeOf,
-} from '../../sessions/domain/sessionLifetimes.js';
+} from '../../projects/domain/sessionLifetimes.js';
 import { updateSessionSettings } from '../../sessions/domain/updateSessionSettings.js';
 import { requiredOption, secondsOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';

@@ -9,8 +9,8 @@ import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../
 import { findActiveProcess } from './findActiveProcess.js';
 import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
+import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import { allPasskeys } from './listManagedPasskeys.js';
 
 const PASSKEY_ID = /^cre-[0-9]{1,30}$/;

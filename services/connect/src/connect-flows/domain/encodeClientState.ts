@@ -4,7 +4,7 @@
  * We send the last passkey operation completed in this client environment, so the SDK's one-tap
  * hint comes back after its storage lost it; only for environments the client proved it holds.
  */
-import type { ClientEnvRecord } from '../store/clientEnvs.js';
+import type { ClientEnvRecord } from '../../shared/store/clientEnvs.js';
 
 export function encodeClientState(env: ClientEnvRecord): string | undefined {
   const last = env.lastLogin;

@@ -10,8 +10,8 @@
 import { newId } from '../../../../runtime/ids.js';
 import type { UserRecord } from '../../users/store/users.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import type { LoginIdentifier } from './classifyIdentifier.js';
+import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
+import type { LoginIdentifier } from '../../users/domain/classifyIdentifier.js';
 
 export async function ensureUserForIdentifier(
   deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,

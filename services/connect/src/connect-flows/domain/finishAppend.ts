@@ -8,7 +8,7 @@
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';

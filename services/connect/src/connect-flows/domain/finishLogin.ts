@@ -13,13 +13,13 @@
  * as well. The answer is the same with and without conditional UI.
  */
 import { failedPrecondition, notFound, permissionDenied } from '../../../../runtime/errors.js';
-import type { PasskeyData } from './passkeyCeremonies.js';
+import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import { isNotFound } from './isNotFound.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
-import { findLoginIdentifierOfUser } from './findLoginIdentifierOfUser.js';
+import { findLoginIdentifierOfUser } from '../../users/domain/findLoginIdentifierOfUser.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 

@@ -9,14 +9,14 @@ import { getProject } from '../../projects/domain/getProject.js';
 import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed } from './decideFlowAllowed.js';
 import { isRolloutOpen } from './isRolloutOpen.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 import { checkClientFlags } from './checkClientFlags.js';
 import { mergeFlags } from './mergeFlags.js';
 import { isValidInvitation } from './isValidInvitation.js';
-import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
+import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
 import { signProcessToken } from './signProcessToken.js';
-import { resolveClientEnv } from './resolveClientEnv.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 
 /** The flag connect UIs read to decide whether to start passkey autofill. */
 export const CONDITIONAL_UI_FLAG = 'conditional-ui-allowed';

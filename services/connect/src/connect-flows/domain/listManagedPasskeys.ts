@@ -8,12 +8,12 @@
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import type { Passkey } from './passkeyCeremonies.js';
+import type { Passkey } from '../../shared/domain/passkeyCeremonies.js';
 import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
+import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 
 export interface ManagedPasskey {
   credential: Passkey;

@@ -4,7 +4,7 @@
  * the insights' history and cooldowns (an aborted append is not offered again right away).
  */
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
 
 export interface FlowEventInput {

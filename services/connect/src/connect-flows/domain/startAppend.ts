@@ -8,10 +8,10 @@
 import { invalidArgument } from '../../../../runtime/errors.js';
 import { claimConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import type { ConnectFlow } from '../store/processes.js';
 
 export interface AppendStartInput {

@@ -7,10 +7,10 @@
  */
 import type { LoginStartRecord } from '../store/processes.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
+import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 
 export interface LoginStartInput {
   identifier: string;

@@ -9,7 +9,7 @@
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import { describeClient } from '../../connect-flows/domain/describeClient.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 import { notifyPasskeyAddedByMe } from './notifyPasskeyAddedByMe.js';

@@ -3,7 +3,7 @@ import type { IdentifierVerificationStore } from '../store/identifierVerificatio
 import type { MeAppendStore } from '../store/meAppends.js';
 import type { SessionStore } from '../../sessions/store/sessions.js';
 import type { ConnectFlowDeps, FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import type { OneTimeCodes } from '../../auth-flows/domain/oneTimeCodes.js';
+import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 import type { UserCleanup } from '../../users/domain/userDeps.js';
 
 export interface MeDeps extends ConnectFlowDeps {

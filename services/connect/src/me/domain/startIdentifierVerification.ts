@@ -9,7 +9,7 @@
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { CodeChannel } from '../../auth-flows/domain/oneTimeCodes.js';
+import type { CodeChannel } from '../../shared/domain/oneTimeCodes.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';

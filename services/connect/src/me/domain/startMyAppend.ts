@@ -15,8 +15,8 @@ import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../users/store/identifiers.js';
 import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
 import { decideFlowAllowed } from '../../connect-flows/domain/decideFlowAllowed.js';
-import { describeClient } from '../../connect-flows/domain/describeClient.js';
-import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
+import { describeClient } from '../../shared/domain/describeClient.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -33,9 +33,9 @@ import { removeMyIdentifier } from '../domain/removeMyIdentifier.js';
 import { updateMyName } from '../domain/updateMyName.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
-import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 import { connectPasskeyMessage } from '../../connect-flows/handlers/connectPasskeyMessage.js';
-import { flowCall } from '../../connect-flows/handlers/flowCall.js';
+import { flowCall } from '../../shared/handlers/flowCall.js';
 
 function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };

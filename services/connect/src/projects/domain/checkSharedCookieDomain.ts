@@ -18,7 +18,7 @@
  * describeSessionCookie checks it again on every read: an origin added later that the domain does
  * not cover turns the cookie host-only again rather than break the SDK on that origin.
  */
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { ProjectRecord } from '../store/projects.js';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

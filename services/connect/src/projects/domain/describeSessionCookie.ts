@@ -13,7 +13,7 @@
  *   Secure. (Chromium and Firefox accept Secure cookies from http://localhost too.)
  * - SameSite=Lax, path "/", and as long as a session token lives.
  */
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import type { ProjectRecord } from '../store/projects.js';
 import { sessionLifetimeOf } from './sessionLifetimes.js';
 import { sharedCookieDomainProblem } from './checkSharedCookieDomain.js';
 

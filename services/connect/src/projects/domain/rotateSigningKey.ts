@@ -15,11 +15,11 @@
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import { MAX_INVITATION_DAYS } from '../../connect-flows/domain/issueInvitation.js';
-import { PROCESS_LIFETIME_SECONDS } from '../../connect-flows/domain/processLifetime.js';
+import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
 import { getProject } from './getProject.js';
 import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { MAX_SESSION_LIFETIME_SECONDS } from '../../sessions/domain/sessionLifetimes.js';
+import { MAX_SESSION_LIFETIME_SECONDS } from './sessionLifetimes.js';
 import { MAX_PASSKEY_DATA_LIFETIME_SECONDS } from './signPasskeyData.js';
 import type { SigningKeyRecord } from '../store/projects.js';
 import { generateSigningKey } from './generateSigningKey.js';

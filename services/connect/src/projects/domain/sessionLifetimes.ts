@@ -4,7 +4,7 @@
  * from sign-in, however often it is refreshed. Both are per-project settings with these defaults
  * and bounds (`project session-settings`).
  */
-import type { ProjectRecord, RefreshTokenRotation } from '../../projects/store/projects.js';
+import type { ProjectRecord, RefreshTokenRotation } from '../store/projects.js';
 
 export const DEFAULT_SESSION_LIFETIME_SECONDS = 900;
 export const MIN_SESSION_LIFETIME_SECONDS = 60;

@@ -1,4 +1,4 @@
-import type { PasskeyData } from '../../connect-flows/domain/passkeyCeremonies.js';
+import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
 import type { UserDeps } from '../../users/domain/userDeps.js';
 import { pickVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
 import type { ProjectDeps } from './projectDeps.js';

@@ -19,7 +19,7 @@ import { isOriginAllowed } from '../domain/isOriginAllowed.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
 import type { UserDeps } from '../../users/domain/userDeps.js';
-import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
+import { describeSessionCookie } from '../domain/describeSessionCookie.js';
 
 export function projectServiceImpl(deps: ProjectDeps & Pick<UserDeps, 'users' | 'identifiers'>): ServiceImpl<typeof ProjectService> {
   return {

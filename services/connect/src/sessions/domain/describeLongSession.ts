@@ -13,7 +13,7 @@
 import type { ProjectRecord } from '../../projects/store/projects.js';
 import type { IdentifierRecord } from '../../users/store/identifiers.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { sessionUseLimits } from './sessionLifetimes.js';
+import { sessionUseLimits } from '../../projects/domain/sessionLifetimes.js';
 
 export type LongSessionStatus = 'active' | 'logged_out' | 'expired' | 'inactivity_reached' | 'revoked';
 

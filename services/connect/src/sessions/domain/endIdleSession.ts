@@ -6,7 +6,7 @@
  */
 import type { ProjectRecord } from '../../projects/store/projects.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { sessionUseLimits } from './sessionLifetimes.js';
+import { sessionUseLimits } from '../../projects/domain/sessionLifetimes.js';
 
 export async function endIdleSession(deps: Pick<SessionDeps, 'sessions'>, project: ProjectRecord, sessionId: string, now: Date): Promise<void> {
   const { usedAfter } = sessionUseLimits(project, now);

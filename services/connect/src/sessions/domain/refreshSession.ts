@@ -16,7 +16,7 @@ import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf, sessionUseLimits } from './sessionLifetimes.js';
+import { refreshRotationOf, sessionUseLimits } from '../../projects/domain/sessionLifetimes.js';
 import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';
 import type { RefreshTokenRecord } from '../store/sessions.js';

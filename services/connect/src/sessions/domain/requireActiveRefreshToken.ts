@@ -19,7 +19,7 @@ import { endIdleSession } from './endIdleSession.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { requireActiveSession } from './requireActiveSession.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf, sessionUseLimits } from './sessionLifetimes.js';
+import { refreshRotationOf, sessionUseLimits } from '../../projects/domain/sessionLifetimes.js';
 
 export async function requireActiveRefreshToken(
   deps: Pick<SessionDeps, 'sessions' | 'projects' | 'now' | 'logger'>,

@@ -12,7 +12,7 @@
 import { permissionDenied } from '../../../../runtime/errors.js';
 import type { ProjectRecord } from '../../projects/store/projects.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { reauthWindowOf } from './sessionLifetimes.js';
+import { reauthWindowOf } from '../../projects/domain/sessionLifetimes.js';
 
 /** When the session's user last proved themselves (sessions from before it was recorded: their start). */
 export function authenticatedAtOf(session: Pick<SessionRecord, 'authenticatedAt' | 'createdAt'>): Date {

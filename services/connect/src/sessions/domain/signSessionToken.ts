@@ -22,7 +22,7 @@ import type { SessionRecord } from '../store/sessions.js';
 import type { UserRecord } from '../../users/store/users.js';
 import { signToken } from '../../projects/domain/signToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { sessionLifetimeOf } from './sessionLifetimes.js';
+import { sessionLifetimeOf } from '../../projects/domain/sessionLifetimes.js';
 import { describeIdentityClaims } from './describeIdentityClaims.js';
 import { authenticatedAtOf } from './requireRecentAuthentication.js';
 

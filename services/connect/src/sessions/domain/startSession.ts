@@ -16,7 +16,7 @@ import { getProject } from '../../projects/domain/getProject.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from './sessionLifetimes.js';
+import { keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from '../../projects/domain/sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
 
 export interface StartSessionInput {

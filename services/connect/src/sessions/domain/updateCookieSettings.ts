@@ -7,7 +7,7 @@ import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.
 import type { ProjectRecord } from '../../projects/store/projects.js';
 import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
 import { getProject } from '../../projects/domain/getProject.js';
-import { sharedCookieDomainProblem } from './checkSharedCookieDomain.js';
+import { sharedCookieDomainProblem } from '../../projects/domain/checkSharedCookieDomain.js';
 
 export async function updateCookieSettings(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, settings: { sharedDomain?: string | null }): Promise<ProjectRecord> {
   const project = await getProject(deps, projectId);

@@ -18,7 +18,7 @@ import {
   MIN_REAUTH_WINDOW_SECONDS,
   MIN_REFRESH_LIFETIME_SECONDS,
   MIN_SESSION_LIFETIME_SECONDS,
-} from './sessionLifetimes.js';
+} from '../../projects/domain/sessionLifetimes.js';
 
 export interface SessionSettingsInput {
   sessionLifetimeSeconds?: number;

@@ -3,7 +3,7 @@
  * ceremony session lives five minutes, so the process (and the web SDK's cached init answer)
  * must not outlive it; append and management processes only hold a token claim.
  */
-import type { ConnectFlow } from '../store/processes.js';
+import type { ConnectFlow } from '../../connect-flows/store/processes.js';
 
 export const PROCESS_LIFETIME_SECONDS: Record<ConnectFlow, number> = {
   login: 300,

@@ -6,7 +6,7 @@
  * or used-up challenge failed_precondition or not_found, too many attempts resource_exhausted;
  * outages are 'unavailable'.
  */
-import type { ServiceCall } from '../../connect-flows/domain/passkeyCeremonies.js';
+import type { ServiceCall } from './passkeyCeremonies.js';
 
 export type CodeChannel = 'email_otp' | 'email_link' | 'sms_otp';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../../../runtime/ids.js';
 import type { ClientEnvRecord } from '../store/clientEnvs.js';
-import type { ConnectFlowDeps } from './flowDeps.js';
+import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
 
 export async function resolveClientEnv(
   deps: Pick<ConnectFlowDeps, 'clientEnvs' | 'now'>,

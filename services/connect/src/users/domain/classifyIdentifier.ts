@@ -4,8 +4,8 @@
  * an "@" makes an email address, a leading "+" and digits a phone number, anything else a username.
  */
 import { DomainError } from '../../../../runtime/errors.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import type { IdentifierType } from '../store/identifiers.js';
+import { normalizeIdentifier } from './identifierRules.js';
 
 export interface LoginIdentifier {
   type: IdentifierType;

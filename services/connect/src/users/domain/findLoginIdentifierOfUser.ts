@@ -1,5 +1,5 @@
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { ConnectFlowDeps } from './flowDeps.js';
+import type { IdentifierRecord } from '../store/identifiers.js';
+import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
 
 const TYPE_PREFERENCE = ['email', 'phone', 'username'];
 

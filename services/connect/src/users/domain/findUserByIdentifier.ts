@@ -1,5 +1,5 @@
-import type { UserRecord } from '../../users/store/users.js';
-import type { ConnectFlowDeps } from './flowDeps.js';
+import type { UserRecord } from '../store/users.js';
+import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
 import type { LoginIdentifier } from './classifyIdentifier.js';
 
 /**
