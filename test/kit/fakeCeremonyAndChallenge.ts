@@ -22,7 +22,7 @@ import type {
   StartLoginInput,
   StartMediationInput,
 } from '../../services/connect/src/shared/domain/passkeyCeremonies.js';
-import type { ClientSnapshot } from '../../services/connect/src/connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../services/connect/src/shared/store/clientSnapshot.js';
 
 /** A browser that can do everything with passkeys here (platform authenticator, autofill). */
 export const CAPABLE_BROWSER: ClientSnapshot = { uvpaAvailable: true, conditionalMediationAvailable: true, capabilities: { hybridTransport: true } };

@@ -21,9 +21,9 @@ import { releaseAbandonedSignup } from '../src/auth-flows/domain/releaseAbandone
 import { skipBlock } from '../src/auth-flows/domain/skipBlock.js';
 import { startIdentifierVerify } from '../src/auth-flows/domain/startIdentifierVerify.js';
 import { updateProcessIdentifier } from '../src/auth-flows/domain/updateProcessIdentifier.js';
-import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
-import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { addMyIdentifier } from '../src/me/domain/addMyIdentifier.js';
 import { changeMyIdentifier } from '../src/me/domain/changeMyIdentifier.js';
 import { finishIdentifierVerification } from '../src/me/domain/finishIdentifierVerification.js';

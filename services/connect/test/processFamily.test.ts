@@ -14,7 +14,7 @@ import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { loadAuthProcess } from '../src/auth-flows/domain/loadAuthProcess.js';
 import { recordProcessEvent } from '../src/auth-flows/domain/recordProcessEvent.js';
 import { findActiveProcess } from '../src/connect-flows/domain/findActiveProcess.js';
-import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { flowCall } from '../src/shared/handlers/flowCall.js';
 import { createProject } from '../src/projects/domain/createProject.js';

@@ -13,7 +13,7 @@ import type { Store } from '../../runtime/mongo.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
-import type { UserCleanup } from '../src/users/domain/userDeps.js';
+import type { UserCleanup } from '../src/shared/domain/userCleanup.js';
 import { connectRoutes, type ConnectServiceDeps } from '../src/server.js';
 import { mongoAuthProcessStore } from '../src/auth-flows/store/authProcesses.js';
 import { mongoClientEnvStore } from '../src/shared/store/clientEnvs.js';

@@ -18,7 +18,7 @@
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType, ProcessProof } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';

@@ -12,7 +12,7 @@
  * Nothing is changed: polling must not move the process or send anything.
  */
 import { failedPrecondition, notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { processFamilyOf } from '../../shared/domain/processFamilyOf.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block } from './blockTypes.js';

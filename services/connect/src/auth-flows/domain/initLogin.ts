@@ -5,7 +5,7 @@
  * the code is sent at once and the verification block follows. Usernames have no code, so a user
  * known only by username without a passkey gets fieldError.
  */
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
 import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';

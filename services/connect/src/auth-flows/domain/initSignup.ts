@@ -19,7 +19,7 @@ import type { IdentifierRecord } from '../../users/store/identifiers.js';
 import type { UserRecord } from '../../users/store/users.js';
 import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { canOfferAppend } from './canOfferAppend.js';

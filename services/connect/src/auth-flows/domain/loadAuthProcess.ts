@@ -5,7 +5,7 @@
  */
 import { notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { processFamilyOf } from '../../shared/domain/processFamilyOf.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { checkMovable } from './checkMovable.js';

@@ -1,6 +1,6 @@
 /** The browser's description of itself in an auth process, as the passkey steps may renew it. */
 import type { AuthProcessRecord } from '../store/authProcesses.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 

@@ -22,7 +22,7 @@
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block, RequestError } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';

@@ -43,7 +43,7 @@ import { finishIdentifierVerify } from '../domain/finishIdentifierVerify.js';
 import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
 import { getVerificationStatus } from '../domain/getVerificationStatus.js';
 import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 import { describedClient } from './describedClient.js';
 import { flowCall } from '../../shared/handlers/flowCall.js';

@@ -5,7 +5,7 @@
  * process/init, which decides later whether a passkey append is offered (canOfferAppend.ts).
  */
 import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 
 export function describedClient(info: FrontendClientInformation | undefined): ClientSnapshot | undefined {

@@ -2,7 +2,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
 import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export type AuthType = 'signup' | 'login';
 export type BlockType = 'signup-init' | 'login-init' | 'passkey-append' | 'passkey-verify' | 'email-verify' | 'phone-verify' | 'passkey-appended' | 'completed';

@@ -3,7 +3,8 @@
  * parallel init already stored another process; the body carries the superfluous process token.
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { readProcessToken } from './readProcessToken.js';
 
 export async function clearProcess(deps: ConnectFlowDeps, call: FlowCall, processToken: string): Promise<void> {

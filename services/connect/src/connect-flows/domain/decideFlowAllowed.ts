@@ -9,7 +9,8 @@
  * - management lists and deletes passkeys and needs no WebAuthn at all.
  */
 import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
-import type { ClientSnapshot, ConnectFlow } from '../store/processes.js';
+import type { ConnectFlow } from '../store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export function decideFlowAllowed(flow: ConnectFlow, client: ClientSnapshot, open: boolean): boolean {
   if (!open) return false;

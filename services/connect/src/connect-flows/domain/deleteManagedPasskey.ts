@@ -8,7 +8,8 @@ import { DomainError, notFound, permissionDenied } from '../../../../runtime/err
 import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { isClientFailure } from './isClientFailure.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
 import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import { allPasskeys } from './listManagedPasskeys.js';

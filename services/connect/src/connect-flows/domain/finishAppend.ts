@@ -10,7 +10,8 @@ import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/d
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import { isClientFailure } from './isClientFailure.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 import { APPEND_FLOWS } from './startAppend.js';

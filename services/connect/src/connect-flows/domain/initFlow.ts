@@ -4,13 +4,15 @@
  * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
  */
 import { newId } from '../../../../runtime/ids.js';
-import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../store/processes.js';
+import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import { getProject } from '../../projects/domain/getProject.js';
 import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed } from './decideFlowAllowed.js';
 import { isRolloutOpen } from './isRolloutOpen.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { checkClientFlags } from './checkClientFlags.js';
 import { mergeFlags } from './mergeFlags.js';
 import { isValidInvitation } from './isValidInvitation.js';

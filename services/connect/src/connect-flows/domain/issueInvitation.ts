@@ -6,8 +6,7 @@
  */
 import { signToken } from '../../projects/domain/signToken.js';
 import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
-
-export const MAX_INVITATION_DAYS = 365;
+import { MAX_INVITATION_DAYS } from '../../shared/domain/limits.js';
 
 export async function issueInvitation(deps: Pick<ProjectDeps, 'projects' | 'masterKey' | 'now'>, projectId: string, days: number): Promise<{ invitationToken: string; expiresAt: number }> {
   if (!Number.isInteger(days) || days < 1 || days > MAX_INVITATION_DAYS) throw new Error(`days must be 1 to ${MAX_INVITATION_DAYS}, got ${days}`);

@@ -11,7 +11,8 @@ import { getProject } from '../../projects/domain/getProject.js';
 import type { Passkey } from '../../shared/domain/passkeyCeremonies.js';
 import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
 import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 

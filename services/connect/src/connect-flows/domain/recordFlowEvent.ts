@@ -5,7 +5,8 @@
  */
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 
 export interface FlowEventInput {
   eventType: string;

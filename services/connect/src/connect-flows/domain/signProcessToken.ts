@@ -4,7 +4,8 @@
  * and whose expiry is the process's.
  */
 import { signToken } from '../../projects/domain/signToken.js';
-import type { ConnectFlowDeps, ProcessFamily } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { ProcessFamily } from '../../shared/domain/flowCall.js';
 
 export async function signProcessToken(deps: ConnectFlowDeps, projectId: string, processId: string, family: ProcessFamily, lifetimeSeconds: number): Promise<string> {
   return signToken(deps, projectId, { kind: 'process', sub: processId, family }, { expiresIn: lifetimeSeconds });

@@ -10,7 +10,8 @@ import { claimConnectToken } from '../../connect-tokens/domain/useConnectToken.j
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 import type { ConnectFlow } from '../store/processes.js';
 

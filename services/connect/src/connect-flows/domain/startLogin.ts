@@ -8,7 +8,8 @@
 import type { LoginStartRecord } from '../store/processes.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
 import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
 

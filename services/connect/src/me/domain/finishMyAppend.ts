@@ -8,7 +8,7 @@
  * (notifyPasskeyAddedByMe.ts): an account taken over through a stolen session shows itself.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';

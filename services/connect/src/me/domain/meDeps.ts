@@ -2,9 +2,10 @@
 import type { IdentifierVerificationStore } from '../store/identifierVerifications.js';
 import type { MeAppendStore } from '../store/meAppends.js';
 import type { SessionStore } from '../../sessions/store/sessions.js';
-import type { ConnectFlowDeps, FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
-import type { UserCleanup } from '../../users/domain/userDeps.js';
+import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 
 export interface MeDeps extends ConnectFlowDeps {
   sessions: SessionStore;

@@ -13,7 +13,7 @@
  */
 import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import { decideFlowAllowed } from '../../connect-flows/domain/decideFlowAllowed.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';

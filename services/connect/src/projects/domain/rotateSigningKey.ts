@@ -14,8 +14,7 @@
  * kid). The old copy works until the old key retires; deploy the new one before then.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { MAX_INVITATION_DAYS } from '../../connect-flows/domain/issueInvitation.js';
-import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
+import { MAX_INVITATION_DAYS, PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
 import { getProject } from './getProject.js';
 import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';

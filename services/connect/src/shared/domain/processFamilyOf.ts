@@ -1,5 +1,5 @@
 /** The family of the process a call's token names: the `family` claim the gateway verified. */
-import type { FlowCall, ProcessFamily } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall, ProcessFamily } from './flowCall.js';
 
 export function processFamilyOf(call: FlowCall): ProcessFamily | undefined {
   if (call.processFamily) return call.processFamily;

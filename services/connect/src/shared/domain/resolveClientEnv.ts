@@ -5,11 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../../../runtime/ids.js';
-import type { ClientEnvRecord } from '../store/clientEnvs.js';
-import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
+import type { ClientEnvRecord, ClientEnvStore } from '../store/clientEnvs.js';
 
 export async function resolveClientEnv(
-  deps: Pick<ConnectFlowDeps, 'clientEnvs' | 'now'>,
+  deps: { clientEnvs: ClientEnvStore; now: () => Date },
   projectId: string,
   sentHandle: string | undefined,
   visitorId: string | undefined,

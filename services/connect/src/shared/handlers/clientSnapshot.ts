@@ -1,7 +1,7 @@
 /** The browser's self-description of an init call, reduced to what later calls need. */
 import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { capabilityMapOf } from '../../../../runtime/clientCapabilities.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export function clientSnapshot(info: FrontendClientInformation): ClientSnapshot {
   const caps = info.clientCapabilities;

@@ -1,7 +1,7 @@
 /** The caller of a frontend flow RPC, as the gateway established it (shared by the flow handlers). */
 import type { HandlerContext } from '@connectrpc/connect';
 import { clientAddressKey, projectOf, requestIdKey, tokenProcessFamilyKey, tokenProcessIdKey, userAgentKey } from '../../../../runtime/context.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../domain/flowCall.js';
 
 export function flowCall(ctx: HandlerContext): FlowCall {
   const processId = ctx.values.get(tokenProcessIdKey);

@@ -1,5 +1,5 @@
 import type { IdentifierRecord } from '../store/identifiers.js';
-import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
+import type { UserDeps } from './userDeps.js';
 
 const TYPE_PREFERENCE = ['email', 'phone', 'username'];
 
@@ -9,7 +9,7 @@ const TYPE_PREFERENCE = ['email', 'phone', 'username'];
  * application) only identifiers the application vouched for or the user proved count.
  */
 export async function findLoginIdentifierOfUser(
-  deps: Pick<ConnectFlowDeps, 'identifiers'>,
+  deps: Pick<UserDeps, 'identifiers'>,
   projectId: string,
   userId: string,
   username: string,
