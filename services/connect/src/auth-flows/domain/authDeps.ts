@@ -1,6 +1,6 @@
 /** What the sign-up and login flows need beyond the connect flows: their processes and the challenge service. */
 import type { AuthProcessStore } from '../store/authProcesses.js';
-import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
+import type { ConnectFlowDeps } from '../../connect-flows/index.js';
 import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 
 export interface AuthFlowDeps extends ConnectFlowDeps {

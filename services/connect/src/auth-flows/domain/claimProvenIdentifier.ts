@@ -11,7 +11,7 @@
  * verification (me/domain/finishIdentifierVerification.ts).
  */
 import type { ServiceCall } from '../../shared/domain/passkeyCeremonies.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierType } from '../../users/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { releaseAbandonedSignup, type ReleaseDeps } from './releaseAbandonedSignup.js';
 

@@ -12,7 +12,7 @@
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { startSession } from '../../sessions/domain/startSession.js';
+import { startSession } from '../../sessions/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';

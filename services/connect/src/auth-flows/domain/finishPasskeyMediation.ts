@@ -6,7 +6,7 @@ import { describeAuthClient } from './describeAuthClient.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
-import { findLoginIdentifierOfUser } from '../../users/domain/findLoginIdentifierOfUser.js';
+import { findLoginIdentifierOfUser } from '../../users/index.js';
 
 /** Conditional UI: the user picked a passkey from autofill on the login-init block (or while passkey-verify was shown). */
 export async function finishPasskeyMediation(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {

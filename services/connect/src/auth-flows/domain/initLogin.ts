@@ -6,10 +6,7 @@
  * known only by username without a passkey gets fieldError.
  */
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { classifyIdentifier, findUserByIdentifier, normalizeIdentifier, type IdentifierType } from '../../users/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';

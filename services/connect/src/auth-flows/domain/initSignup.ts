@@ -15,10 +15,7 @@
  */
 import { newId } from '../../../../runtime/ids.js';
 import { DomainError } from '../../../../runtime/errors.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { UserRecord } from '../../users/store/users.js';
-import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import { normalizeIdentifier, type IdentifierRecord, type IdentifierType, type UserRecord } from '../../users/index.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';

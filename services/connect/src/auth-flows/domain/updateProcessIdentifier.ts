@@ -20,7 +20,7 @@
  * verified by a code sent to the old one.
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { checkIdentifierType, normalizeIdentifier } from '../../users/index.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';

@@ -47,9 +47,7 @@ import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 import { describedClient } from './describedClient.js';
 import { flowCall } from '../../shared/handlers/flowCall.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { requireSelfServiceFlows } from '../../projects/domain/selfServiceFlows.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { getProject, requireSelfServiceFlows, type ProjectRecord } from '../../projects/index.js';
 
 const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({
   block: b.block,

@@ -5,13 +5,12 @@
  * passkey), so one token deletes at most one passkey.
  */
 import { DomainError, notFound, permissionDenied } from '../../../../runtime/errors.js';
-import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { isClientFailure } from './isClientFailure.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 import { allPasskeys } from './listManagedPasskeys.js';
 
 const PASSKEY_ID = /^cre-[0-9]{1,30}$/;

@@ -6,7 +6,7 @@
  * unknown, and the token stays consumed: failing closed costs one new token.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import { isClientFailure } from './isClientFailure.js';

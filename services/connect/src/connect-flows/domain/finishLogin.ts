@@ -20,7 +20,7 @@ import { isNotFound } from './isNotFound.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { issueSession } from './issueSession.js';
-import { findLoginIdentifierOfUser } from '../../users/domain/findLoginIdentifierOfUser.js';
+import { findLoginIdentifierOfUser } from '../../users/index.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 

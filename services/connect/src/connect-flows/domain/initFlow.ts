@@ -6,7 +6,7 @@
 import { newId } from '../../../../runtime/ids.js';
 import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject } from '../../projects/index.js';
 import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed } from './decideFlowAllowed.js';
 import { isRolloutOpen } from './isRolloutOpen.js';

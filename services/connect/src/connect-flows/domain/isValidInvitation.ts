@@ -2,8 +2,7 @@
  * Checks an invitation of the gradual roll-out (issued by issueInvitation.ts): an ES256 JWT of kind
  * "invitation" signed with the project's key, so checking one needs no lookup.
  */
-import { verifyProjectToken } from '../../projects/domain/verifyProjectToken.js';
-import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
+import { verifyProjectToken, type ProjectDeps } from '../../projects/index.js';
 
 /** Whether the token is a valid, unexpired invitation of this project ("" is none). */
 export async function isValidInvitation(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, token: string): Promise<boolean> {

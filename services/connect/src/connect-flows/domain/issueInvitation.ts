@@ -4,8 +4,7 @@
  * connect flows. An invitation is an ES256 JWT of kind "invitation" signed with the project's key,
  * so checking one (isValidInvitation.ts) needs no lookup; it is issued by the project CLI (`invite`).
  */
-import { signToken } from '../../projects/domain/signToken.js';
-import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
+import { signToken, type ProjectDeps } from '../../projects/index.js';
 import { MAX_INVITATION_DAYS } from '../../shared/domain/limits.js';
 
 export async function issueInvitation(deps: Pick<ProjectDeps, 'projects' | 'masterKey' | 'now'>, projectId: string, days: number): Promise<{ invitationToken: string; expiresAt: number }> {

@@ -5,7 +5,7 @@
  * sessions/domain/signSessionToken.ts; `name` is the one the login chose (full name, else the
  * identifier the user logged in with).
  */
-import { startSession } from '../../sessions/domain/startSession.js';
+import { startSession } from '../../sessions/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 
 export async function issueSession(deps: ConnectFlowDeps, projectId: string, user: { id: string; name: string }): Promise<string> {

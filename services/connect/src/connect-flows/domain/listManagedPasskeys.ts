@@ -7,14 +7,13 @@
  * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject } from '../../projects/index.js';
 import type { Passkey } from '../../shared/domain/passkeyCeremonies.js';
-import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 
 export interface ManagedPasskey {
   credential: Passkey;

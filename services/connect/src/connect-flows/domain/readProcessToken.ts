@@ -1,5 +1,5 @@
 /** Process tokens (signProcessToken.ts): ES256 JWTs of kind "process" whose `sub` is the process ID. */
-import { verifyProjectToken } from '../../projects/domain/verifyProjectToken.js';
+import { verifyProjectToken } from '../../projects/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 
 /** The process ID a process token of this project names, or null if the token is not one. */

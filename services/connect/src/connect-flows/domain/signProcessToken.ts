@@ -3,7 +3,7 @@
  * says which flows the process belongs to (the gateway passes it on; processFamilyOf.ts reads it)
  * and whose expiry is the process's.
  */
-import { signToken } from '../../projects/domain/signToken.js';
+import { signToken } from '../../projects/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { ProcessFamily } from '../../shared/domain/flowCall.js';
 

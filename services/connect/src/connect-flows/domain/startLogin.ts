@@ -10,8 +10,7 @@ import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { findUserByIdentifier } from '../../users/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../users/domain/classifyIdentifier.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 
 export interface LoginStartInput {
   identifier: string;

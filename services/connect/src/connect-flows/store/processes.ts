@@ -1,7 +1,7 @@
 /** Connect processes (F5–F7 start them, the later flow calls continue them); scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierType } from '../../users/index.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export type ConnectFlow = 'login' | 'append' | 'manage';

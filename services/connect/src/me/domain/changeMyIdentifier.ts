@@ -11,7 +11,7 @@
  * of the old value) one wins, and the other finds the identifier changed.
  */
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { checkIdentifierType, normalizeIdentifier } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';

@@ -15,7 +15,7 @@
  * identifier_already_exists: the identifier stays pending and unclaimed (the user may remove it).
  */
 import { alreadyExists, failedPrecondition } from '../../../../runtime/errors.js';
-import { claimProvenIdentifier } from '../../auth-flows/domain/claimProvenIdentifier.js';
+import { claimProvenIdentifier } from '../../auth-flows/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';
 import { signedInUser } from './signedInUser.js';

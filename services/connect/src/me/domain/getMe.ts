@@ -1,5 +1,5 @@
 /** GET /v2/me: the signed-in user with their identifiers (oldest first). This service links no social accounts. */
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
+import type { IdentifierRecord } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

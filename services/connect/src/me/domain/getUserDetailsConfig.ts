@@ -3,7 +3,7 @@
  * no per-project identifier settings: sign-up accepts an email address, a phone number and a
  * username, and no full name is required, so every project answers the same.
  */
-import { IDENTIFIER_TYPES } from '../../users/domain/identifierRules.js';
+import { IDENTIFIER_TYPES } from '../../users/index.js';
 
 export interface UserDetailsConfig {
   fullNameRequired: boolean;

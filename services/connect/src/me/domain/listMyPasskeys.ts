@@ -1,5 +1,5 @@
 /** GET /v2/me/passkeys: every passkey of the signed-in user, oldest first, as the connect manage list shows them. */
-import { allPasskeys, managedPasskeyOf, type ManagedPasskey } from '../../connect-flows/domain/listManagedPasskeys.js';
+import { allPasskeys, managedPasskeyOf, type ManagedPasskey } from '../../connect-flows/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -1,8 +1,8 @@
 /** What the signed-in user's endpoints (/v2/me/*) need: the connect flows' deps, the challenge service and two small stores. */
 import type { IdentifierVerificationStore } from '../store/identifierVerifications.js';
 import type { MeAppendStore } from '../store/meAppends.js';
-import type { SessionStore } from '../../sessions/store/sessions.js';
-import type { ConnectFlowDeps } from '../../connect-flows/domain/flowDeps.js';
+import type { SessionStore } from '../../sessions/index.js';
+import type { ConnectFlowDeps } from '../../connect-flows/index.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 import type { UserCleanup } from '../../shared/domain/userCleanup.js';

@@ -8,10 +8,9 @@
  * re-authentication window (requireRecentAuthentication.ts), whichever token carries the call.
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import type { UserRecord } from '../../users/store/users.js';
-import { requireActiveSession } from '../../sessions/domain/requireActiveSession.js';
-import { requireRecentAuthentication } from '../../sessions/domain/requireRecentAuthentication.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import type { UserRecord } from '../../users/index.js';
+import { requireActiveSession, requireRecentAuthentication } from '../../sessions/index.js';
+import { getProject } from '../../projects/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 
 export async function signedInUser(deps: MeDeps, call: MeCall, options: { recentProof?: boolean } = {}): Promise<UserRecord> {

@@ -8,7 +8,7 @@
  * nothing, and refusing keeps this endpoint from sending mails or SMS that serve no purpose.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierType } from '../../users/index.js';
 import type { CodeChannel } from '../../shared/domain/oneTimeCodes.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { myIdentifier } from './myIdentifier.js';

@@ -12,9 +12,9 @@
  * The registration is bound to a new process ID that is kept for F4 (store/meAppends.ts).
  */
 import { newId } from '../../../../runtime/ids.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
+import type { IdentifierRecord } from '../../users/index.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
-import { decideFlowAllowed } from '../../connect-flows/domain/decideFlowAllowed.js';
+import { decideFlowAllowed } from '../../connect-flows/index.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
 import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { MeCall, MeDeps } from './meDeps.js';

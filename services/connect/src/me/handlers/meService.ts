@@ -18,7 +18,7 @@ import {
   VerifyIdentifierStartResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
 import { refreshTokenKey, tokenKindKey, tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
-import { requireActiveRefreshToken } from '../../sessions/domain/requireActiveRefreshToken.js';
+import { requireActiveRefreshToken } from '../../sessions/index.js';
 import { addMyIdentifier } from '../domain/addMyIdentifier.js';
 import { changeMyIdentifier } from '../domain/changeMyIdentifier.js';
 import { deleteMyAccount } from '../domain/deleteMyAccount.js';
@@ -34,7 +34,7 @@ import { updateMyName } from '../domain/updateMyName.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
 import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
-import { connectPasskeyMessage } from '../../connect-flows/handlers/connectPasskeyMessage.js';
+import { connectPasskeyMessage } from '../../connect-flows/index.js';
 import { flowCall } from '../../shared/handlers/flowCall.js';
 
 function meCall(ctx: HandlerContext): MeCall {

@@ -18,7 +18,7 @@ import { listPublicJwks } from '../domain/listPublicJwks.js';
 import { isOriginAllowed } from '../domain/isOriginAllowed.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
-import type { UserDeps } from '../../users/domain/userDeps.js';
+import type { UserDeps } from '../../users/index.js';
 import { describeSessionCookie } from '../domain/describeSessionCookie.js';
 
 export function projectServiceImpl(deps: ProjectDeps & Pick<UserDeps, 'users' | 'identifiers'>): ServiceImpl<typeof ProjectService> {

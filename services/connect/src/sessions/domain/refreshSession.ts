@@ -12,11 +12,10 @@
  * (sessionUseLimits, checked in the same guarded update that records the use).
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject, refreshRotationOf, sessionUseLimits } from '../../projects/index.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf, sessionUseLimits } from '../../projects/domain/sessionLifetimes.js';
 import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';
 import type { RefreshTokenRecord } from '../store/sessions.js';

@@ -17,12 +17,10 @@
  * session's end if that comes first.
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { sessionLifetimeOf, signToken, type ProjectRecord } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
-import type { UserRecord } from '../../users/store/users.js';
-import { signToken } from '../../projects/domain/signToken.js';
+import type { UserRecord } from '../../users/index.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { sessionLifetimeOf } from '../../projects/domain/sessionLifetimes.js';
 import { describeIdentityClaims } from './describeIdentityClaims.js';
 import { authenticatedAtOf } from './requireRecentAuthentication.js';
 

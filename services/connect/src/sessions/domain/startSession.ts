@@ -12,11 +12,10 @@
 import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject, keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from '../../projects/index.js';
 import { hashRefreshToken } from './hashRefreshToken.js';
 import { generateRefreshToken } from './generateRefreshToken.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from '../../projects/domain/sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
 
 export interface StartSessionInput {

@@ -4,10 +4,7 @@
  * with null the cookie is host-only again (the default). Without either it only reads.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
-import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { sharedCookieDomainProblem } from '../../projects/domain/checkSharedCookieDomain.js';
+import { getProject, sharedCookieDomainProblem, type ProjectDeps, type ProjectRecord } from '../../projects/index.js';
 
 export async function updateCookieSettings(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, settings: { sharedDomain?: string | null }): Promise<ProjectRecord> {
   const project = await getProject(deps, projectId);

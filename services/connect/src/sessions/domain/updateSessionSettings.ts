@@ -5,20 +5,7 @@
  * sessions at their next use).
  */
 import { invalidArgument, notFound } from '../../../../runtime/errors.js';
-import type { ProjectRecord, RefreshTokenRotation } from '../../projects/store/projects.js';
-import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
-import {
-  MAX_KEEP_IDLE_TIMEOUT_SECONDS,
-  MAX_KEEP_MAX_LIFETIME_SECONDS,
-  MAX_REAUTH_WINDOW_SECONDS,
-  MAX_REFRESH_LIFETIME_SECONDS,
-  MAX_SESSION_LIFETIME_SECONDS,
-  MIN_KEEP_IDLE_TIMEOUT_SECONDS,
-  MIN_KEEP_MAX_LIFETIME_SECONDS,
-  MIN_REAUTH_WINDOW_SECONDS,
-  MIN_REFRESH_LIFETIME_SECONDS,
-  MIN_SESSION_LIFETIME_SECONDS,
-} from '../../projects/domain/sessionLifetimes.js';
+import { MAX_KEEP_IDLE_TIMEOUT_SECONDS, MAX_KEEP_MAX_LIFETIME_SECONDS, MAX_REAUTH_WINDOW_SECONDS, MAX_REFRESH_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS, MIN_KEEP_IDLE_TIMEOUT_SECONDS, MIN_KEEP_MAX_LIFETIME_SECONDS, MIN_REAUTH_WINDOW_SECONDS, MIN_REFRESH_LIFETIME_SECONDS, MIN_SESSION_LIFETIME_SECONDS, type ProjectDeps, type ProjectRecord, type RefreshTokenRotation } from '../../projects/index.js';
 
 export interface SessionSettingsInput {
   sessionLifetimeSeconds?: number;

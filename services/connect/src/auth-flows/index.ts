@@ -1,0 +1,2 @@
+/** INDEX_HEADER auth-flows */
+export { claimProvenIdentifier } from './domain/claimProvenIdentifier.js';

@@ -1,0 +1,12 @@
+/** INDEX_HEADER users */
+export { classifyIdentifier } from './domain/classifyIdentifier.js';
+export type { LoginIdentifier } from './domain/classifyIdentifier.js';
+export { deleteUser } from './domain/deleteUser.js';
+export { findLoginIdentifierOfUser } from './domain/findLoginIdentifierOfUser.js';
+export { findUserByIdentifier } from './domain/findUserByIdentifier.js';
+export { checkIdentifierLimit } from './domain/identifierLimits.js';
+export { IDENTIFIER_TYPES, checkIdentifierType, normalizeIdentifier } from './domain/identifierRules.js';
+export { pickVouchedUsername } from './domain/pickVouchedUsername.js';
+export type { UserDeps } from './domain/userDeps.js';
+export type { IdentifierRecord, IdentifierStatus, IdentifierStore, IdentifierType } from './store/identifiers.js';
+export type { UserRecord, UserStore } from './store/users.js';
