@@ -21,7 +21,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../../services/connect/src/projects/domain/updateSessionSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { CHROMIUM_PATH, chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, openPage, type BrowserPage, type Exchange } from './chromium.js';
 import type { WebJsHelpers } from './page/webJsPage.js';

@@ -9,7 +9,7 @@ import { addOrigin } from '../src/projects/domain/addOrigin.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { sharedCookieDomainProblem } from '../src/projects/domain/checkSharedCookieDomain.js';
 import { describeSessionCookie } from '../src/projects/domain/describeSessionCookie.js';
-import { updateCookieSettings } from '../src/sessions/domain/updateCookieSettings.js';
+import { updateCookieSettings } from '../src/projects/domain/updateCookieSettings.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

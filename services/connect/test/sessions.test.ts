@@ -27,7 +27,7 @@ import { requireActiveRefreshToken } from '../src/sessions/domain/requireActiveR
 import { requireActiveSession } from '../src/sessions/domain/requireActiveSession.js';
 import { startSession } from '../src/sessions/domain/startSession.js';
 import { signToken } from '../src/projects/domain/signToken.js';
-import { updateSessionSettings } from '../src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../src/projects/domain/updateSessionSettings.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ConnectServiceDeps } from '../src/server.js';
 import type { RefreshTokenRecord, SessionRecord } from '../src/sessions/store/sessions.js';

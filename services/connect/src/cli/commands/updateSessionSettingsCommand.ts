@@ -17,7 +17,7 @@ import {
   refreshRotationOf,
   sessionLifetimeOf,
 } from '../../projects/domain/sessionLifetimes.js';
-import { updateSessionSettings } from '../../sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../../projects/domain/updateSessionSettings.js';
 import { requiredOption, secondsOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';
 

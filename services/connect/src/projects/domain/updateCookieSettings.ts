@@ -4,7 +4,10 @@
  * with null the cookie is host-only again (the default). Without either it only reads.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { getProject, sharedCookieDomainProblem, type ProjectDeps, type ProjectRecord } from '../../projects/index.js';
+import { getProject } from './getProject.js';
+import { sharedCookieDomainProblem } from './checkSharedCookieDomain.js';
+import type { ProjectDeps } from './projectDeps.js';
+import type { ProjectRecord } from '../store/projects.js';
 
 export async function updateCookieSettings(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, settings: { sharedDomain?: string | null }): Promise<ProjectRecord> {
   const project = await getProject(deps, projectId);

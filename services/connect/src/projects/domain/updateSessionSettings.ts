@@ -5,7 +5,9 @@
  * sessions at their next use).
  */
 import { invalidArgument, notFound } from '../../../../runtime/errors.js';
-import { MAX_KEEP_IDLE_TIMEOUT_SECONDS, MAX_KEEP_MAX_LIFETIME_SECONDS, MAX_REAUTH_WINDOW_SECONDS, MAX_REFRESH_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS, MIN_KEEP_IDLE_TIMEOUT_SECONDS, MIN_KEEP_MAX_LIFETIME_SECONDS, MIN_REAUTH_WINDOW_SECONDS, MIN_REFRESH_LIFETIME_SECONDS, MIN_SESSION_LIFETIME_SECONDS, type ProjectDeps, type ProjectRecord, type RefreshTokenRotation } from '../../projects/index.js';
+import { MAX_KEEP_IDLE_TIMEOUT_SECONDS, MAX_KEEP_MAX_LIFETIME_SECONDS, MAX_REAUTH_WINDOW_SECONDS, MAX_REFRESH_LIFETIME_SECONDS, MAX_SESSION_LIFETIME_SECONDS, MIN_KEEP_IDLE_TIMEOUT_SECONDS, MIN_KEEP_MAX_LIFETIME_SECONDS, MIN_REAUTH_WINDOW_SECONDS, MIN_REFRESH_LIFETIME_SECONDS, MIN_SESSION_LIFETIME_SECONDS } from './sessionLifetimes.js';
+import type { ProjectDeps } from './projectDeps.js';
+import type { ProjectRecord, RefreshTokenRotation } from '../store/projects.js';
 
 export interface SessionSettingsInput {
   sessionLifetimeSeconds?: number;
