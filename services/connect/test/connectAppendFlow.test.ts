@@ -14,7 +14,7 @@ import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import type { ConnectFlow } from '../src/connect-flows/store/processes.js';
 import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';

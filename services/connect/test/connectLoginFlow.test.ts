@@ -11,7 +11,7 @@ import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
 import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';

@@ -19,7 +19,7 @@ import { startLogin } from '../src/connect-flows/domain/startLogin.js';
 import type { ConnectFlowDeps } from '../src/connect-flows/domain/flowDeps.js';
 import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { pickVouchedUsername } from '../src/users/domain/pickVouchedUsername.js';
 import type { ConnectFlow } from '../src/connect-flows/store/processes.js';
 import type { IdentifierStatus, IdentifierSource } from '../src/users/store/identifiers.js';

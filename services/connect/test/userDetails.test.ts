@@ -17,7 +17,7 @@ import { initSignup } from '../src/auth-flows/domain/initSignup.js';
 import { startIdentifierVerify } from '../src/auth-flows/domain/startIdentifierVerify.js';
 import { updateProcessIdentifier } from '../src/auth-flows/domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../src/shared/domain/flowCall.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { addMyIdentifier } from '../src/me/domain/addMyIdentifier.js';
 import { changeMyIdentifier } from '../src/me/domain/changeMyIdentifier.js';

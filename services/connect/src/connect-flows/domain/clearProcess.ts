@@ -5,7 +5,7 @@
 import { invalidArgument } from '../../../../runtime/errors.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { readProcessToken } from './readProcessToken.js';
+import { readProcessToken } from '../../projects/index.js';
 
 export async function clearProcess(deps: ConnectFlowDeps, call: FlowCall, processToken: string): Promise<void> {
   const processId = await readProcessToken(deps, call.projectId, processToken);

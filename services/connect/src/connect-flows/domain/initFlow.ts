@@ -6,7 +6,7 @@
 import { newId } from '../../../../runtime/ids.js';
 import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
-import { getProject } from '../../projects/index.js';
+import { getProject, signProcessToken } from '../../projects/index.js';
 import { encodeClientState } from './encodeClientState.js';
 import { decideFlowAllowed } from './decideFlowAllowed.js';
 import { isRolloutOpen } from './isRolloutOpen.js';
@@ -17,7 +17,6 @@ import { checkClientFlags } from './checkClientFlags.js';
 import { mergeFlags } from './mergeFlags.js';
 import { isValidInvitation } from './isValidInvitation.js';
 import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
-import { signProcessToken } from './signProcessToken.js';
 import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 
 /** The flag connect UIs read to decide whether to start passkey autofill. */
