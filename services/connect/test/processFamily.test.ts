@@ -9,6 +9,7 @@ import { AuthFlowService } from '../../../gen/passkeyauth/connect/v1/auth_flow_s
 import { projectIdKey, tokenProcessFamilyKey, tokenProcessIdKey } from '../../runtime/context.js';
 import { DomainError } from '../../runtime/errors.js';
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
+import type { ConnectFlowDeps } from '../src/connect-flows/domain/flowDeps.js';
 import { getVerificationStatus } from '../src/auth-flows/domain/getVerificationStatus.js';
 import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { loadAuthProcess } from '../src/auth-flows/domain/loadAuthProcess.js';
@@ -24,7 +25,8 @@ import { CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes } from '../../../test
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
-let deps: AuthFlowDeps;
+// One set of stores serves both families' flows here, as in server.ts.
+let deps: AuthFlowDeps & ConnectFlowDeps;
 let A: string;
 
 beforeAll(async () => {

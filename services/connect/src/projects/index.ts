@@ -6,4 +6,4 @@ export { requireSelfServiceFlows } from './domain/selfServiceFlows.js';
 export { keepMaxLifetimeOf, reauthWindowOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf, sessionUseLimits } from './domain/sessionLifetimes.js';
 export { signToken } from './domain/signToken.js';
 export { verifyProjectToken } from './domain/verifyProjectToken.js';
-export type { ConnectRollout, ProjectRecord, RefreshTokenRotation } from './store/projects.js';
+export type { ConnectRollout, ProjectRecord } from './store/projects.js';
