@@ -1,6 +1,6 @@
 /**
  * Plain in-memory fakes of the ports connect's domain has to the ceremony and challenge services
- * (connect-flows/domain/passkeyCeremonies.ts, auth-flows/domain/oneTimeCodes.ts), for testing the flows without RPC: each
+ * (services/connect/src/shared/domain/passkeyCeremonies.ts, oneTimeCodes.ts), for testing the flows without RPC: each
  * records its calls, answers what the test set, and throws an error the test queued for a method.
  */
 import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/shared/domain/oneTimeCodes.js';

@@ -1,7 +1,7 @@
 /**
  * Process tokens carry their process's family (`family`: auth or connect) in a signed claim; the
  * sign-up/login steps decide by it which tokens they serve. A token signed before the claim existed
- * still resolves, by its process ID's prefix (processFamilyOf.ts, the one fallback).
+ * still resolves, by its process ID's prefix (processFamilyOf in shared/domain/flowCall.ts, the one fallback).
  */
 import { createContextValues, createHandlerContext } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

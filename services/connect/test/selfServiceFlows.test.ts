@@ -17,7 +17,7 @@ import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { listProjects } from '../src/projects/domain/listProjects.js';
 import { checkSelfServiceFlows, requireSelfServiceFlows } from '../src/projects/domain/selfServiceFlows.js';
-import { updateSelfServiceFlows } from '../src/projects/domain/updateSelfServiceFlows.js';
+import { updateSelfServiceFlows } from '../src/projects/domain/updateProjectSettings.js';
 import { FakeCeremonies, FakeOneTimeCodes } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
-import { addOrigin } from '../src/projects/domain/addOrigin.js';
+import { addOrigin } from '../src/projects/domain/origins.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { sharedCookieDomainProblem } from '../src/projects/domain/checkSharedCookieDomain.js';
 import { describeSessionCookie } from '../src/projects/domain/describeSessionCookie.js';

@@ -1,5 +1,5 @@
 /**
- * The ceremony service behind connect's PasskeyCeremonies port (connect-flows/domain/passkeyCeremonies.ts):
+ * The ceremony service behind connect's PasskeyCeremonies port (shared/domain/passkeyCeremonies.ts):
  * builds the ceremony's messages (clientInformation from the domain's CeremonyClient), carries the
  * call's identity as headers, reads the answers into the domain's plain types and turns errors
  * into DomainErrors (relayError.ts).

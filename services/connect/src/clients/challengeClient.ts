@@ -1,5 +1,5 @@
 /**
- * The challenge service behind connect's OneTimeCodes port (auth-flows/domain/oneTimeCodes.ts): builds the
+ * The challenge service behind connect's OneTimeCodes port (shared/domain/oneTimeCodes.ts): builds the
  * messages, carries the call's identity as headers and turns errors into DomainErrors
  * (relayError.ts).
  */

@@ -1,9 +1,9 @@
 /** INDEX_HEADER users */
-export { classifyIdentifier } from './domain/classifyIdentifier.js';
-export type { LoginIdentifier } from './domain/classifyIdentifier.js';
+export { classifyIdentifier } from './domain/loginIdentifiers.js';
+export type { LoginIdentifier } from './domain/loginIdentifiers.js';
 export { deleteUser } from './domain/deleteUser.js';
-export { findLoginIdentifierOfUser } from './domain/findLoginIdentifierOfUser.js';
-export { findUserByIdentifier } from './domain/findUserByIdentifier.js';
+export { findLoginIdentifierOfUser } from './domain/loginIdentifiers.js';
+export { findUserByIdentifier } from './domain/loginIdentifiers.js';
 export { checkIdentifierLimit } from './domain/identifierLimits.js';
 export { IDENTIFIER_TYPES, checkIdentifierType, normalizeIdentifier } from './domain/identifierRules.js';
 export { pickVouchedUsername } from './domain/pickVouchedUsername.js';

@@ -9,7 +9,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import type { Block } from './blockTypes.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 
 export async function buildLoginStartBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord): Promise<Block> {
   let conditionalUIChallenge: string | undefined;

@@ -16,7 +16,7 @@ import { startSession } from '../../sessions/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
-import { isReadyToComplete } from './isReadyToComplete.js';
+import { isReadyToComplete } from './processRules.js';
 import type { Block } from './blockTypes.js';
 
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */

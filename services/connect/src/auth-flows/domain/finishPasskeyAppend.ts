@@ -3,7 +3,7 @@ import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import { buildPasskeyAppendedBlock } from './buildPasskeyAppendedBlock.js';
 import type { Block } from './blockTypes.js';
 

@@ -19,12 +19,11 @@ import { normalizeIdentifier, type IdentifierRecord, type IdentifierType, type U
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { canOfferAppend } from './canOfferAppend.js';
+import { canOfferAppend, pickDefaultMethod } from './processRules.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import { type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerAppend.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
 import { sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 

@@ -6,7 +6,7 @@ import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import { buildPasskeyVerifyBlock } from './buildPasskeyVerifyBlock.js';
 import type { Block } from './blockTypes.js';
 import { buildVerifyAlternative } from './buildVerifyAlternative.js';

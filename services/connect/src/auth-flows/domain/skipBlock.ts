@@ -10,8 +10,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
-import { isReadyToComplete } from './isReadyToComplete.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { isReadyToComplete, pickDefaultMethod } from './processRules.js';
 import { sendCode } from './sendCode.js';
 
 export async function skipBlock(deps: AuthFlowDeps, call: FlowCall): Promise<Block> {

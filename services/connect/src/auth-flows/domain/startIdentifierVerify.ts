@@ -8,7 +8,7 @@ import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
-import { checkVerificationPair } from './checkVerificationPair.js';
+import { checkVerificationPair } from './processRules.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { RESEND_AFTER_SECONDS, sendCode } from './sendCode.js';
 

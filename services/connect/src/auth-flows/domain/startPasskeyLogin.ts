@@ -6,7 +6,7 @@ import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
 import { offerLogin } from './offerLogin.js';
-import { updateProcessClient } from './updateProcessClient.js';
+import { updateProcessClient } from './processClient.js';
 
 /** `client`: the browser's newer description of itself, if the page sent one. */
 export async function startPasskeyLogin(deps: AuthFlowDeps, call: FlowCall, client: ClientSnapshot | undefined): Promise<Block> {

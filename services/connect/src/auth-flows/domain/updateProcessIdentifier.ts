@@ -29,7 +29,7 @@ import { buildVerifyBlock } from './buildVerifyBlock.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { offerAppend } from './offerAppend.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { pickDefaultMethod } from './processRules.js';
 
 const UPDATE_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append'];
 

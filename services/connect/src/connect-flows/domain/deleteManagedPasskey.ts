@@ -7,7 +7,7 @@
 import { DomainError, notFound, permissionDenied } from '../../../../runtime/errors.js';
 import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { isClientFailure } from './isClientFailure.js';
+import { isClientFailure } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';

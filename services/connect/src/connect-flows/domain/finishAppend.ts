@@ -9,7 +9,7 @@ import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.
 import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
-import { isClientFailure } from './isClientFailure.js';
+import { isClientFailure } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';

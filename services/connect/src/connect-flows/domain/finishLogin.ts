@@ -16,7 +16,7 @@ import { failedPrecondition, notFound, permissionDenied } from '../../../../runt
 import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
 import { describeClient } from '../../shared/domain/describeClient.js';
-import { isNotFound } from './isNotFound.js';
+import { isNotFound } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { issueSession } from './issueSession.js';

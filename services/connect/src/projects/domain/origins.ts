@@ -1,5 +1,17 @@
-import type { ProjectDeps } from './projectDeps.js';
+/** The origins a project allows (the relying party's web pages), as the CLI adds them and CORS asks about them. */
 import { canonicalOrigin } from '../../../../runtime/canonicalOrigin.js';
+import { notFound } from '../../../../runtime/errors.js';
+import type { ProjectRecord } from '../store/projects.js';
+import type { ProjectDeps } from './projectDeps.js';
+import { isProjectId, normalizeOrigin } from './projectRules.js';
+
+/** Allows one more origin for the project (no-op if it is already allowed); returns the updated project. */
+export async function addOrigin(deps: Pick<ProjectDeps, 'projects' | 'now'>, projectId: string, origin: string): Promise<ProjectRecord> {
+  const normalized = normalizeOrigin(origin);
+  const updated = isProjectId(projectId) ? await deps.projects.addOrigin(projectId, normalized, deps.now()) : null;
+  if (!updated) throw notFound('project_not_found', `project ${projectId} does not exist`);
+  return updated;
+}
 
 /**
  * Whether any project lists the origin, for CORS preflights that do not name a project. The answer

@@ -1,6 +1,6 @@
 /**
  * Process tokens: ES256 JWTs of kind "process" whose `sub` is the process ID, whose `family` claim
- * says which flows the process belongs to (the gateway passes it on; shared/domain/processFamilyOf.ts
+ * says which flows the process belongs to (the gateway passes it on; processFamilyOf in shared/domain/flowCall.ts
  * reads it) and whose expiry is the process's. Signed with the project's key like every token of a
  * project, so the connect flows and the sign-up/login flows both take them from here.
  */

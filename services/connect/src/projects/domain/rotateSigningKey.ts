@@ -21,8 +21,7 @@ import type { ProjectDeps } from './projectDeps.js';
 import { MAX_SESSION_LIFETIME_SECONDS } from './sessionLifetimes.js';
 import { MAX_PASSKEY_DATA_LIFETIME_SECONDS } from './signPasskeyData.js';
 import type { SigningKeyRecord } from '../store/projects.js';
-import { generateSigningKey } from './generateSigningKey.js';
-import { filterLiveSigningKeys } from './filterLiveSigningKeys.js';
+import { filterLiveSigningKeys, generateSigningKey } from './signingKeys.js';
 
 /** Publication before use: longer than any JWKS cache of a verifier we know (Node SDK: 10 minutes). */
 export const KEY_ACTIVATION_DELAY_SECONDS = 900;

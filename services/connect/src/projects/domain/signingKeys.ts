@@ -1,7 +1,10 @@
-/** ES256 (EC P-256) signing keys of a project: generation and the public JWK. */
-import { randomBytes } from 'node:crypto';
+/**
+ * A project's ES256 (EC P-256) signing keys: generation (the private half sealed with the master
+ * key), which keys are still live, and the public JWKS.
+ */
 import { exportJWK, generateKeyPair } from 'jose';
-import type { SigningKeyRecord } from '../store/projects.js';
+import { randomBytes } from 'node:crypto';
+import type { ProjectRecord, PublicJwk, SigningKeyRecord } from '../store/projects.js';
 import { encryptSecret, signingKeyAad } from './keyEncryption.js';
 
 /** Generates a key pair and seals its private half for the given project. */
@@ -17,4 +20,17 @@ export async function generateSigningKey(masterKey: Buffer, projectId: string, n
     encryptedPrivateKey: encryptSecret(masterKey, signingKeyAad(projectId, kid), JSON.stringify(priv)),
     createdAt: now,
   };
+}
+
+/** The keys tokens may still be verified with at `now`: every key not yet retired. */
+export function filterLiveSigningKeys(keys: readonly SigningKeyRecord[], now: Date): SigningKeyRecord[] {
+  return keys.filter((k) => !k.retiresAt || k.retiresAt.getTime() > now.getTime());
+}
+
+/**
+ * The project's JWKS: the public halves of its signing keys that are not retired at `now` (a
+ * replaced key stays until the last token it signed has expired).
+ */
+export function listPublicJwks(project: ProjectRecord, now: Date = new Date()): PublicJwk[] {
+  return filterLiveSigningKeys(project.signingKeys, now).map((k) => ({ ...k.publicJwk }));
 }

@@ -13,8 +13,7 @@
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject, refreshRotationOf, sessionUseLimits } from '../../projects/index.js';
-import { hashRefreshToken } from './hashRefreshToken.js';
-import { generateRefreshToken } from './generateRefreshToken.js';
+import { generateRefreshToken, hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';

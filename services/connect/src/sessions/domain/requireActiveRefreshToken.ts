@@ -16,7 +16,7 @@ import { unauthenticated } from '../../../../runtime/errors.js';
 import { getProject, refreshRotationOf, sessionUseLimits } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { endIdleSession } from './endIdleSession.js';
-import { hashRefreshToken } from './hashRefreshToken.js';
+import { hashRefreshToken } from './refreshTokens.js';
 import { requireActiveSession } from './requireActiveSession.js';
 import type { SessionDeps } from './sessionDeps.js';
 

@@ -11,9 +11,19 @@ export interface FlowCall extends ServiceCall {
   userAgent: string;
   /** The process a verified process token names (calls after init). */
   processId?: string;
-  /** Its family, from the token's `family` claim (absent in tokens signed before the claim; see processFamilyOf.ts). */
+  /** Its family, from the token's `family` claim (absent in tokens signed before the claim; see processFamilyOf). */
   processFamily?: ProcessFamily;
 }
 
 /** Which flows a process belongs to: sign-up/login (auth-flows) or the connect flows. */
 export type ProcessFamily = 'auth' | 'connect';
+
+/** The family of the process a call's token names: the `family` claim the gateway verified. */
+export function processFamilyOf(call: FlowCall): ProcessFamily | undefined {
+  if (call.processFamily) return call.processFamily;
+  if (!call.processId) return undefined;
+  // The one fallback to the ID's prefix: process tokens signed before the claim existed (by the
+  // previous release, during a deploy) carry none. Auth processes are "apr-…". Process tokens
+  // expire with their process (minutes), so this can go one release after the claim shipped.
+  return call.processId.startsWith('apr-') ? 'auth' : 'connect';
+}
