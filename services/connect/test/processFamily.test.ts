@@ -17,7 +17,7 @@ import { recordProcessEvent } from '../src/auth-flows/domain/recordProcessEvent.
 import { findActiveProcess } from '../src/connect-flows/domain/findActiveProcess.js';
 import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
-import { flowCall } from '../src/shared/handlers/flowCall.js';
+import { flowCall } from '../src/shared/handlers/flowRequest.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { signToken } from '../src/projects/domain/signToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';

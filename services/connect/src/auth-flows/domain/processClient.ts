@@ -1,6 +1,5 @@
 /** The browser of an auth process: the ceremony's view of it, and a newer self-description replacing the stored one. */
-import { describeClient } from '../../shared/domain/describeClient.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import type { CeremonyClient } from '../../shared/domain/passkeyCeremonies.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import type { AuthProcessRecord } from '../store/authProcesses.js';

@@ -44,9 +44,8 @@ import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
 import { getVerificationStatus } from '../domain/getVerificationStatus.js';
 import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
-import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
 import { describedClient } from './describedClient.js';
-import { flowCall } from '../../shared/handlers/flowCall.js';
 import { getProject, requireSelfServiceFlows, type ProjectRecord } from '../../projects/index.js';
 
 const blockMessage = (b: Block): MessageInitShape<typeof BlockBodySchema> => ({

@@ -6,7 +6,7 @@
  */
 import type { FrontendClientInformation } from '../../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
-import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
+import { clientSnapshot } from '../../shared/handlers/flowRequest.js';
 
 export function describedClient(info: FrontendClientInformation | undefined): ClientSnapshot | undefined {
   if (!info) return undefined;

@@ -8,10 +8,9 @@
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import { isClientFailure } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 import { APPEND_FLOWS } from './startAppend.js';

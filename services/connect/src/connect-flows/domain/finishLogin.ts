@@ -15,10 +15,9 @@
 import { failedPrecondition, notFound, permissionDenied } from '../../../../runtime/errors.js';
 import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import { isNotFound } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { issueSession } from './issueSession.js';
 import { findLoginIdentifierOfUser } from '../../users/index.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';

@@ -5,8 +5,7 @@
  */
 import { newId } from '../../../../runtime/ids.js';
 import { type ConnectRollout, getProject, signProcessToken } from '../../projects/index.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
 import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { ClientEnvRecord } from '../../shared/store/clientEnvs.js';

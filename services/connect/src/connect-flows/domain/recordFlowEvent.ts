@@ -4,9 +4,8 @@
  * the insights' history and cooldowns (an aborted append is not offered again right away).
  */
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
 
 export interface FlowEventInput {
   eventType: string;

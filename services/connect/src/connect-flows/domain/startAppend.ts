@@ -8,10 +8,9 @@
 import { invalidArgument } from '../../../../runtime/errors.js';
 import { claimConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { classifyIdentifier } from '../../users/index.js';
 import type { ConnectFlow } from '../store/processes.js';
 

@@ -7,9 +7,8 @@
  */
 import type { LoginStartRecord } from '../store/processes.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 
 export interface LoginStartInput {

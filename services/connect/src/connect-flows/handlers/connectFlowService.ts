@@ -21,7 +21,7 @@ import { finishAppend } from '../domain/finishAppend.js';
 import { startAppend } from '../domain/startAppend.js';
 import { clearProcess } from '../domain/clearProcess.js';
 import type { ConnectFlowDeps } from '../domain/flowDeps.js';
-import { flowCall } from '../../shared/handlers/flowCall.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
 import { initFlow } from '../domain/initFlow.js';
 import { finishLogin } from '../domain/finishLogin.js';
 import { startLogin, type Fallback } from '../domain/startLogin.js';
@@ -29,7 +29,6 @@ import { deleteManagedPasskey } from '../domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../domain/listManagedPasskeys.js';
 import type { PasskeyOperationResult } from '../domain/describePasskeyOperation.js';
 import { recordFlowEvent } from '../domain/recordFlowEvent.js';
-import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
 import { connectPasskeyMessage } from './connectPasskeyMessage.js';
 
 

@@ -9,7 +9,7 @@
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient } from '../../shared/domain/flowCall.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 import { notifyPasskeyAddedByMe } from './notifyPasskeyAddedByMe.js';

@@ -15,7 +15,7 @@ import { newId } from '../../../../runtime/ids.js';
 import type { IdentifierRecord } from '../../users/index.js';
 import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 import { decideFlowAllowed } from '../../connect-flows/index.js';
-import { describeClient } from '../../shared/domain/describeClient.js';
+import { describeClient } from '../../shared/domain/flowCall.js';
 import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';

@@ -30,9 +30,8 @@ import type { MeCall, MeDeps } from '../domain/meDeps.js';
 import { removeMyIdentifier } from '../domain/removeMyIdentifier.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
-import { clientSnapshot } from '../../shared/handlers/clientSnapshot.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
 import { connectPasskeyMessage } from '../../connect-flows/index.js';
-import { flowCall } from '../../shared/handlers/flowCall.js';
 
 function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };

@@ -1,5 +1,9 @@
-/** The call context every frontend flow (connect, sign-up/login, /v2/me) works with. */
-import type { ServiceCall } from './passkeyCeremonies.js';
+/**
+ * The call context every frontend flow (connect, sign-up/login, /v2/me) works with: who calls
+ * (FlowCall), which family of process its token names, and the browser as the ceremony sees it.
+ */
+import type { ClientSnapshot } from '../store/clientSnapshot.js';
+import type { CeremonyClient, ServiceCall } from './passkeyCeremonies.js';
 
 /**
  * Who is calling, as the gateway established it (never from the request body). As a ServiceCall
@@ -26,4 +30,12 @@ export function processFamilyOf(call: FlowCall): ProcessFamily | undefined {
   // previous release, during a deploy) carry none. Auth processes are "apr-…". Process tokens
   // expire with their process (minutes), so this can go one release after the claim shipped.
   return call.processId.startsWith('apr-') ? 'auth' : 'connect';
+}
+
+/**
+ * The browser a ceremony runs for, from the process's snapshot (what the browser said at init)
+ * and what the gateway saw of this call: its address and User-Agent.
+ */
+export function describeClient(process: { client: ClientSnapshot; clientEnvHandle: string }, call: Pick<FlowCall, 'clientAddress' | 'userAgent'>): CeremonyClient {
+  return { snapshot: process.client, clientEnvHandle: process.clientEnvHandle, remoteAddress: call.clientAddress, userAgent: call.userAgent };
 }
