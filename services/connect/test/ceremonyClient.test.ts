@@ -11,7 +11,7 @@ import { HEADERS } from '../../runtime/context.js';
 import { invalidArgument, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import { errorInterceptor, toConnectError } from '../../runtime/interceptors.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
-import { relayError } from '../src/clients/relayError.js';
+import { relayError } from '../src/clients/serviceCalls.js';
 import type { CeremonyClient, ServiceCall } from '../src/shared/domain/passkeyCeremonies.js';
 import { CAPABLE_BROWSER } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 
