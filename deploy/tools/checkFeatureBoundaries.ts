@@ -2,15 +2,17 @@
  * `npm run lint` (after ESLint): keeps the connect service's feature folders modules.
  *
  * Each feature (a folder of services/connect/src with domain/, handlers/ or store/) exposes what
- * other features may use through its index.ts; its domain/, store/ and handlers/ are its own. The
+ * other features may use through its index.ts; everything else in it (domain/, store/, handlers/)
+ * is its own. server.ts (which composes the features) and cli/ (a separate program) may reach in. The
  * shared kernel (shared/) and the adapters (clients/) serve every feature, so they import none.
  * This check follows every import and re-export (type-only too: a type import ties two modules
  * together as much as a value import does) of the connect sources and fails on:
- * - an import that reaches into another feature's domain/, store/ or handlers/ instead of its index.ts;
+ * - an import of another feature's file other than its index.ts (its domain/, store/ or handlers/);
  * - a shared/ or clients/ file that imports a feature;
  * - a cycle in the feature-level graph (A imports B and B, directly or not, imports A).
- * It also reports the number of connect files of 20 lines or fewer (a one-line helper used once
- * belongs in the function it serves), and fails when that number passes SMALL_FILE_CEILING.
+ * It also counts the connect files of 20 lines or fewer (a one-line helper used once belongs in the
+ * function it serves; the index.ts entry points are not counted) and fails when the count passes
+ * SMALL_FILE_CEILING, so it only goes down.
  *
  * Usage: tsx deploy/tools/checkFeatureBoundaries.ts [--report]   (--report: print the numbers, never fail)
  */
@@ -22,8 +24,8 @@ const SRC = resolve('services/connect/src');
 const LAYERS = ['domain', 'store', 'handlers'];
 /** The shared kernel: layered like a feature, but every feature may import it and it imports none. */
 const KERNEL = 'shared';
-/** Files of ≤ 20 lines allowed before the check fails; lower it as helpers fold into their callers. */
-const SMALL_FILE_CEILING = 40;
+/** Files of ≤ 20 lines allowed before the check fails (was 79 of 219 before #30); lower it as helpers fold into their callers. */
+const SMALL_FILE_CEILING = 39;
 const SMALL = 20;
 const reportOnly = process.argv.includes('--report');
 
@@ -67,8 +69,7 @@ for (const file of files) {
     if (!to || to === from) continue;
     if (top === 'shared' || top === 'clients') kernelImports.push(`${name(file)} imports ${specifier}`);
     if (from) graph.get(from)!.add(to);
-    // server.ts composes the features and cli/ is a separate program: both may reach in; a feature may not.
-    if (from && LAYERS.includes(partsOf(target)[1])) reachIns.push(`${name(file)} imports ${specifier}`);
+    if (from && partsOf(target).slice(1).join('/') !== 'index.ts') reachIns.push(`${name(file)} imports ${specifier}`);
   }
 }
 
@@ -88,15 +89,16 @@ function cyclesOf(): string[][] {
 }
 
 const cycles = cyclesOf();
-const small = files.filter((f) => readFileSync(f, 'utf8').trimEnd().split('\n').length <= SMALL);
+const small = files.filter((f) => !f.endsWith(`${sep}index.ts`) && readFileSync(f, 'utf8').trimEnd().split('\n').length <= SMALL);
 const mutualPairs = cycles.filter((c) => c.length === 3);
 
 console.log(`connect features: ${features.join(', ')}`);
 console.log(`feature graph: ${features.map((f) => `${f} → ${[...graph.get(f)!].sort().join(', ') || '∅'}`).join('; ')}`);
-console.log(`imports reaching into another feature's domain/, store/ or handlers/: ${reachIns.length}`);
+console.log(`imports reaching into another feature (not through its index.ts): ${reachIns.length}`);
 console.log(`shared/ or clients/ imports of a feature: ${kernelImports.length}`);
 console.log(`feature cycles: ${cycles.length} (mutually importing pairs: ${mutualPairs.length})`);
-console.log(`connect files of ≤ ${SMALL} lines: ${small.length} of ${files.length} (ceiling ${SMALL_FILE_CEILING})`);
+const entryPoints = files.filter((f) => f.endsWith(`${sep}index.ts`)).length;
+console.log(`connect files of ≤ ${SMALL} lines: ${small.length} of ${files.length} (ceiling ${SMALL_FILE_CEILING}; ${entryPoints} index.ts entry points not counted)`);
 if (reportOnly) process.exit(0);
 
 let failed = false;

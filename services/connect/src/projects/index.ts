@@ -1,4 +1,9 @@
-/** INDEX_HEADER projects */
+/**
+ * projects (projects, their settings, API secrets and signing keys, ProjectService): what other
+ * features may use: reading a project and its session settings, signing and verifying the
+ * project's tokens (process tokens among them), the self-service gate.
+ * Composed in server.ts from handlers/projectService.ts with ProjectDeps.
+ */
 export { getProject } from './domain/getProject.js';
 export type { ProjectDeps } from './domain/projectDeps.js';
 export { readProcessToken, signProcessToken } from './domain/processTokens.js';

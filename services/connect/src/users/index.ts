@@ -1,4 +1,8 @@
-/** INDEX_HEADER users */
+/**
+ * users (users and identifiers, UserService): what other features may use: the stores' record
+ * types, the identifier rules and limits, finding a user by a login identifier, deleting a user.
+ * Composed in server.ts from handlers/userService.ts with UserDeps.
+ */
 export { classifyIdentifier } from './domain/loginIdentifiers.js';
 export type { LoginIdentifier } from './domain/loginIdentifiers.js';
 export { deleteUser } from './domain/deleteUser.js';
