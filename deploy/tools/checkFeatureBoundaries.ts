@@ -14,13 +14,14 @@
  * function it serves; the index.ts entry points are not counted) and fails when the count passes
  * SMALL_FILE_CEILING, so it only goes down.
  *
- * Usage: tsx deploy/tools/checkFeatureBoundaries.ts [--report]   (--report: print the numbers, never fail)
+ * Usage: tsx deploy/tools/checkFeatureBoundaries.ts [--report] [--src=DIR]
+ *   --report: print the numbers, never fail; --src: another source tree (default services/connect/src)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
-const SRC = resolve('services/connect/src');
+const SRC = resolve(process.argv.find((a) => a.startsWith('--src='))?.slice('--src='.length) ?? 'services/connect/src');
 const LAYERS = ['domain', 'store', 'handlers'];
 /** The shared kernel: layered like a feature, but every feature may import it and it imports none. */
 const KERNEL = 'shared';
