@@ -6,7 +6,7 @@
  * says what happened: a refusal keeps its kind (invalid_argument, not_found, …); an outage, a
  * time-out or an internal error is 'unavailable' (the outcome is unknown).
  */
-import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import type { ClientSnapshot } from '../store/clientSnapshot.js';
 
 /** Who a call to another service is made for: the gateway's request, the project and the end user's address. */
 export interface ServiceCall {
