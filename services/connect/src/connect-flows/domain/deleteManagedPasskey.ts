@@ -11,7 +11,7 @@ import { isClientFailure } from './ceremonyFailures.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
-import { allPasskeys } from './listManagedPasskeys.js';
+import { allPasskeys } from '../../shared/domain/userPasskeys.js';
 
 const PASSKEY_ID = /^cre-[0-9]{1,30}$/;
 

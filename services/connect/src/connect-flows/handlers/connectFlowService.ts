@@ -29,7 +29,7 @@ import { deleteManagedPasskey } from '../domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../domain/listManagedPasskeys.js';
 import type { PasskeyOperationResult } from '../domain/describePasskeyOperation.js';
 import { recordFlowEvent } from '../domain/recordFlowEvent.js';
-import { connectPasskeyMessage } from './connectPasskeyMessage.js';
+import { connectPasskeyMessage } from '../../shared/handlers/connectPasskeyMessage.js';
 
 
 const fallbackMessage = (f: Fallback): MessageInitShape<typeof FallbackOperationErrorSchema> => ({

@@ -1,5 +1,5 @@
 /** The signed-in user's passkeys (/v2/me/passkeys), as the connect manage list shows them. */
-import { allPasskeys, type ManagedPasskey, managedPasskeyOf } from '../../connect-flows/index.js';
+import { allPasskeys, type ManagedPasskey, managedPasskeyOf } from '../../shared/domain/userPasskeys.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -31,7 +31,7 @@ import { removeMyIdentifier } from '../domain/removeMyIdentifier.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
 import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
-import { connectPasskeyMessage } from '../../connect-flows/index.js';
+import { connectPasskeyMessage } from '../../shared/handlers/connectPasskeyMessage.js';
 
 function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };

@@ -1,7 +1,7 @@
 /** A passkey as the connect manage list and /v2/me/passkeys render it (ConnectPasskey). */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ConnectPasskeySchema } from '../../../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
-import type { ManagedPasskey } from '../domain/listManagedPasskeys.js';
+import type { ManagedPasskey } from '../domain/userPasskeys.js';
 
 export function connectPasskeyMessage({ credential: c, createdMs, lastUsedMs }: ManagedPasskey): MessageInitShape<typeof ConnectPasskeySchema> {
   return {
