@@ -12,8 +12,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { authenticateBackend } from '../../services/connect/src/projects/domain/authenticateBackend.js';
 import { ensureProject, openProjectAdmin, type ProjectAdmin, type ProjectCredentials } from '../../services/connect/src/cli/projectAdmin.js';
-import { updateSelfServiceFlows } from '../../services/connect/src/projects/domain/updateSelfServiceFlows.js';
-import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { updateSelfServiceFlows } from '../../services/connect/src/projects/domain/updateProjectSettings.js';
+import { updateSessionSettings } from '../../services/connect/src/projects/domain/updateSessionSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 
 const DEMO = { name: 'Demo', rpId: 'localhost', origins: ['http://localhost:3000'], selfServiceFlows: 'enabled' };

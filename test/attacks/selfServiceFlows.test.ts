@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../kit/softAuthenticator.js';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { updateSelfServiceFlows } from '../../services/connect/src/projects/domain/updateSelfServiceFlows.js';
+import { updateSelfServiceFlows } from '../../services/connect/src/projects/domain/updateProjectSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 
 const ORIGIN = 'http://localhost:3000';

@@ -15,7 +15,7 @@ import { decodeJwt } from 'jose';
 import { openProjectAdmin, type ProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
 import type { SessionDeps } from '../../services/connect/src/sessions/domain/sessionDeps.js';
 import { startSession, type StartedSession } from '../../services/connect/src/sessions/domain/startSession.js';
-import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../../services/connect/src/projects/domain/updateSessionSettings.js';
 import { mongoSessionStore, type SessionRecord } from '../../services/connect/src/sessions/store/sessions.js';
 import { mongoIdentifierStore } from '../../services/connect/src/users/store/identifiers.js';
 import { mongoUserStore } from '../../services/connect/src/users/store/users.js';

@@ -22,7 +22,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../../services/connect/src/projects/domain/updateSessionSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 import { chromiumMissing, chromiumRequired, failureScreenshot, formatExchanges, launchChromium, openPage, type BrowserPage, type Exchange } from './chromium.js';
 import type { WebJsHelpers } from './page/webJsPage.js';

@@ -9,7 +9,7 @@ import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator
 import { TestSmtp, toOf } from '../../services/challenge/test/testSmtp.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 import { openProjectAdmin } from '../../services/connect/src/cli/projectAdmin.js';
-import { updateSessionSettings } from '../../services/connect/src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../../services/connect/src/projects/domain/updateSessionSettings.js';
 import { parseMasterKey } from '../../services/runtime/masterKey.js';
 
 const ORIGIN = 'http://localhost:3000';

@@ -1,9 +1,9 @@
 /**
  * Plain in-memory fakes of the ports connect's domain has to the ceremony and challenge services
- * (connect-flows/domain/passkeyCeremonies.ts, auth-flows/domain/oneTimeCodes.ts), for testing the flows without RPC: each
+ * (services/connect/src/shared/domain/passkeyCeremonies.ts, oneTimeCodes.ts), for testing the flows without RPC: each
  * records its calls, answers what the test set, and throws an error the test queued for a method.
  */
-import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/auth-flows/domain/oneTimeCodes.js';
+import type { CodeChannel, OneTimeCodes, SentCode, VerifiedCode } from '../../services/connect/src/shared/domain/oneTimeCodes.js';
 import type {
   ClientEventInput,
   FinishAppendInput,
@@ -20,8 +20,8 @@ import type {
   StartedMediation,
   StartLoginInput,
   StartMediationInput,
-} from '../../services/connect/src/connect-flows/domain/passkeyCeremonies.js';
-import type { ClientSnapshot } from '../../services/connect/src/connect-flows/store/processes.js';
+} from '../../services/connect/src/shared/domain/passkeyCeremonies.js';
+import type { ClientSnapshot } from '../../services/connect/src/shared/store/clientSnapshot.js';
 
 /** A browser that can do everything with passkeys here (platform authenticator, autofill). */
 export const CAPABLE_BROWSER: ClientSnapshot = { uvpaAvailable: true, conditionalMediationAvailable: true, capabilities: { hybridTransport: true } };

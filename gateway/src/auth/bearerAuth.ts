@@ -51,7 +51,7 @@ export function identityHeaders(principal: Principal | undefined): Record<string
   const out: Record<string, string> = { [HEADERS.tokenKind]: principal.kind };
   const sub = typeof principal.claims?.sub === 'string' ? principal.claims.sub : undefined;
   if (sub && principal.kind === 'process') out[HEADERS.processId] = sub;
-  // Which flows the process belongs to (signProcessToken.ts); absent in tokens signed before the claim existed.
+  // Which flows the process belongs to (connect: projects/domain/processTokens.ts); absent in tokens signed before the claim existed.
   const family = principal.claims?.family;
   if (principal.kind === 'process' && (family === 'auth' || family === 'connect')) out[HEADERS.processFamily] = family;
   if (sub && principal.kind === 'session') out[HEADERS.userId] = sub;

@@ -13,7 +13,7 @@ import { DEFAULT_PROJECT_URLS } from './projects/domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './projects/domain/projectRules.js';
 import { createServer } from './server.js';
 import { mongoAuthProcessStore } from './auth-flows/store/authProcesses.js';
-import { mongoClientEnvStore } from './connect-flows/store/clientEnvs.js';
+import { mongoClientEnvStore } from './shared/store/clientEnvs.js';
 import { mongoConnectTokenStore } from './connect-tokens/store/connectTokens.js';
 import { mongoProcessStore } from './connect-flows/store/processes.js';
 import { connectIndexes, prepareConnectStore } from './store/indexes.js';

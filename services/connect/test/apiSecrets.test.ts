@@ -14,9 +14,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { API_SECRET_PREFIX, generateApiSecret } = await import('../src/projects/domain/generateApiSecret.js');
-const { hashApiSecret } = await import('../src/projects/domain/hashApiSecret.js');
-const { matchApiSecret } = await import('../src/projects/domain/matchApiSecret.js');
+const { API_SECRET_PREFIX, generateApiSecret, hashApiSecret, matchApiSecret } = await import('../src/projects/domain/apiSecrets.js');
 
 describe('API secrets', () => {
   it('look like corbado1_ and base64url of 32 random bytes', () => {

@@ -23,10 +23,10 @@ import { MAX_PROCESS_EVENTS } from '../src/auth-flows/store/authProcesses.js';
 import { finishIdentifierVerify } from '../src/auth-flows/domain/finishIdentifierVerify.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
-import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
-import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { ASSERTION_OPTIONS, ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes, INCAPABLE_BROWSER, MEDIATION_OPTIONS, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 

@@ -11,8 +11,8 @@ import { HEADERS } from '../../runtime/context.js';
 import { invalidArgument, notFound, RelayedError, resourceExhausted } from '../../runtime/errors.js';
 import { errorInterceptor, toConnectError } from '../../runtime/interceptors.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
-import { relayError } from '../src/clients/relayError.js';
-import type { CeremonyClient, ServiceCall } from '../src/connect-flows/domain/passkeyCeremonies.js';
+import { relayError } from '../src/clients/serviceCalls.js';
+import type { CeremonyClient, ServiceCall } from '../src/shared/domain/passkeyCeremonies.js';
 import { CAPABLE_BROWSER } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 
 const CALL: ServiceCall = { projectId: 'pro-1', requestId: 'req-1', clientAddress: '203.0.113.1' };

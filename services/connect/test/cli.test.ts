@@ -7,7 +7,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateBackend } from '../src/projects/domain/authenticateBackend.js';
 import { getProject } from '../src/projects/domain/getProject.js';
-import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
+import { listPublicJwks } from '../src/projects/domain/signingKeys.js';
 import { ensureProject, projectAdminConfigFromEnv, REPO_ROOT } from '../src/cli/projectAdmin.js';
 import { MASTER_KEY_HEX, startTestEnv, type TestEnv } from './support.js';
 

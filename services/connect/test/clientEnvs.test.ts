@@ -1,8 +1,8 @@
 /** The client environment store reports a taken handle as a value, and resolveClientEnv draws again on it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
-import { resolveClientEnv } from '../src/connect-flows/domain/resolveClientEnv.js';
-import { clientEnvIndexes, mongoClientEnvStore, type ClientEnvRecord, type ClientEnvStore } from '../src/connect-flows/store/clientEnvs.js';
+import { resolveClientEnv } from '../src/shared/domain/resolveClientEnv.js';
+import { clientEnvIndexes, mongoClientEnvStore, type ClientEnvRecord, type ClientEnvStore } from '../src/shared/store/clientEnvs.js';
 
 let db: TestDatabase;
 let store: ClientEnvStore;

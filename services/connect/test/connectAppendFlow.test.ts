@@ -9,12 +9,14 @@ import { createConnectToken } from '../src/connect-tokens/domain/createConnectTo
 import { createProject } from '../src/projects/domain/createProject.js';
 import { finishAppend } from '../src/connect-flows/domain/finishAppend.js';
 import { startAppend } from '../src/connect-flows/domain/startAppend.js';
-import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import type { ConnectFlowDeps } from '../src/connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { deleteManagedPasskey } from '../src/connect-flows/domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../src/connect-flows/domain/listManagedPasskeys.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
-import type { ConnectFlow, ClientSnapshot } from '../src/connect-flows/store/processes.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
+import type { ConnectFlow } from '../src/connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { ATTESTATION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, passkey } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 

@@ -6,14 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError, invalidArgument } from '../../runtime/errors.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { ensureUserForIdentifier } from '../src/connect-flows/domain/ensureUserForIdentifier.js';
-import type { ConnectFlowDeps, FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import type { ConnectFlowDeps } from '../src/connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
 import { finishLogin } from '../src/connect-flows/domain/finishLogin.js';
 import { startLogin, type LoginStartInput } from '../src/connect-flows/domain/startLogin.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import { signPasskeyData } from '../src/projects/domain/signPasskeyData.js';
-import type { ClientSnapshot } from '../src/connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../src/shared/store/clientSnapshot.js';
 import { ASSERTION_OPTIONS, CAPABLE_BROWSER, FakeCeremonies, INCAPABLE_BROWSER, MEDIATION_OPTIONS } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 

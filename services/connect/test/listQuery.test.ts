@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../runtime/errors.js';
 import { parsePaging } from '../../runtime/listQuery.js';
-import { parseIdentifierFilters } from '../src/users/domain/parseIdentifierFilters.js';
-import { parseIdentifierSort } from '../src/users/domain/parseIdentifierSort.js';
+import { parseIdentifierFilters, parseIdentifierSort } from '../src/users/domain/identifierListQuery.js';
 
 function problemField(fn: () => unknown): string {
   try {

@@ -18,7 +18,7 @@ import { rpcOneTimeCodes } from '../src/clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from '../src/clients/ceremonyClient.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { startSession } from '../src/sessions/domain/startSession.js';
-import { updateSessionSettings } from '../src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../src/projects/domain/updateSessionSettings.js';
 import type { IdentifierType } from '../src/users/store/identifiers.js';
 import { newId } from '../../runtime/ids.js';
 import { inMemoryTransport, startTestEnv, type TestEnv } from './support.js';

@@ -1,7 +1,7 @@
 /**
  * Process tokens carry their process's family (`family`: auth or connect) in a signed claim; the
  * sign-up/login steps decide by it which tokens they serve. A token signed before the claim existed
- * still resolves, by its process ID's prefix (processFamilyOf.ts, the one fallback).
+ * still resolves, by its process ID's prefix (processFamilyOf in shared/domain/flowCall.ts, the one fallback).
  */
 import { createContextValues, createHandlerContext } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,14 +9,15 @@ import { AuthFlowService } from '../../../gen/passkeyauth/connect/v1/auth_flow_s
 import { projectIdKey, tokenProcessFamilyKey, tokenProcessIdKey } from '../../runtime/context.js';
 import { DomainError } from '../../runtime/errors.js';
 import type { AuthFlowDeps } from '../src/auth-flows/domain/authDeps.js';
+import type { ConnectFlowDeps } from '../src/connect-flows/domain/flowDeps.js';
 import { getVerificationStatus } from '../src/auth-flows/domain/getVerificationStatus.js';
 import { initProcess } from '../src/auth-flows/domain/initProcess.js';
 import { loadAuthProcess } from '../src/auth-flows/domain/loadAuthProcess.js';
 import { recordProcessEvent } from '../src/auth-flows/domain/recordProcessEvent.js';
 import { findActiveProcess } from '../src/connect-flows/domain/findActiveProcess.js';
-import type { FlowCall } from '../src/connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../src/shared/domain/flowCall.js';
 import { initFlow } from '../src/connect-flows/domain/initFlow.js';
-import { flowCall } from '../src/connect-flows/handlers/flowCall.js';
+import { flowCall } from '../src/shared/handlers/flowRequest.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { signToken } from '../src/projects/domain/signToken.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
@@ -24,7 +25,8 @@ import { CAPABLE_BROWSER, FakeCeremonies, FakeOneTimeCodes } from '../../../test
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
-let deps: AuthFlowDeps;
+// One set of stores serves both families' flows here, as in server.ts.
+let deps: AuthFlowDeps & ConnectFlowDeps;
 let A: string;
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { DomainError } from '../../runtime/errors.js';
-import { addOrigin } from '../src/projects/domain/addOrigin.js';
+import { addOrigin } from '../src/projects/domain/origins.js';
 import { createProject, type CreatedProject } from '../src/projects/domain/createProject.js';
 import { listProjects } from '../src/projects/domain/listProjects.js';
 import { MAX_API_SECRETS, rotateSecret } from '../src/projects/domain/rotateSecret.js';

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
 import { createProject } from '../src/projects/domain/createProject.js';
-import { updateEventSettings } from '../src/projects/domain/updateEventSettings.js';
-import { updatePasskeySettings } from '../src/projects/domain/updatePasskeySettings.js';
+import { updateEventSettings, updatePasskeySettings } from '../src/projects/domain/updateProjectSettings.js';
 import { clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;

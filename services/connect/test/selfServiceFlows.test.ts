@@ -13,11 +13,11 @@ import { DomainError } from '../../runtime/errors.js';
 import { projectIdKey, tokenProcessIdKey } from '../../runtime/context.js';
 import { authFlowServiceImpl } from '../src/auth-flows/handlers/authFlowService.js';
 import { parseProjectCommand, UsageError, ensureProject } from '../src/cli/projectAdmin.js';
-import { readProcessToken } from '../src/connect-flows/domain/readProcessToken.js';
+import { readProcessToken } from '../src/projects/domain/processTokens.js';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { listProjects } from '../src/projects/domain/listProjects.js';
 import { checkSelfServiceFlows, requireSelfServiceFlows } from '../src/projects/domain/selfServiceFlows.js';
-import { updateSelfServiceFlows } from '../src/projects/domain/updateSelfServiceFlows.js';
+import { updateSelfServiceFlows } from '../src/projects/domain/updateProjectSettings.js';
 import { FakeCeremonies, FakeOneTimeCodes } from '../../../test/kit/fakeCeremonyAndChallenge.js';
 import { startTestEnv, type TestEnv } from './support.js';
 

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProjectCommand, UsageError } from '../src/cli/projectAdmin.js';
-import { addOrigin } from '../src/projects/domain/addOrigin.js';
+import { addOrigin } from '../src/projects/domain/origins.js';
 import { createProject } from '../src/projects/domain/createProject.js';
-import { sharedCookieDomainProblem } from '../src/sessions/domain/checkSharedCookieDomain.js';
-import { describeSessionCookie } from '../src/sessions/domain/describeSessionCookie.js';
-import { updateCookieSettings } from '../src/sessions/domain/updateCookieSettings.js';
+import { sharedCookieDomainProblem } from '../src/projects/domain/checkSharedCookieDomain.js';
+import { describeSessionCookie } from '../src/projects/domain/describeSessionCookie.js';
+import { updateCookieSettings } from '../src/projects/domain/updateCookieSettings.js';
 import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;

@@ -19,7 +19,7 @@ import { createProject } from '../src/projects/domain/createProject.js';
 import { createUser } from '../src/users/domain/createUser.js';
 import { issueSession } from '../src/connect-flows/domain/issueSession.js';
 import { getProject } from '../src/projects/domain/getProject.js';
-import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
+import { listPublicJwks } from '../src/projects/domain/signingKeys.js';
 import { KEY_ACTIVATION_DELAY_SECONDS, keyRetirementSeconds, rotateSigningKey } from '../src/projects/domain/rotateSigningKey.js';
 import { endSession } from '../src/sessions/domain/endSession.js';
 import { refreshSession } from '../src/sessions/domain/refreshSession.js';
@@ -27,7 +27,7 @@ import { requireActiveRefreshToken } from '../src/sessions/domain/requireActiveR
 import { requireActiveSession } from '../src/sessions/domain/requireActiveSession.js';
 import { startSession } from '../src/sessions/domain/startSession.js';
 import { signToken } from '../src/projects/domain/signToken.js';
-import { updateSessionSettings } from '../src/sessions/domain/updateSessionSettings.js';
+import { updateSessionSettings } from '../src/projects/domain/updateSessionSettings.js';
 import { verifyProjectToken } from '../src/projects/domain/verifyProjectToken.js';
 import type { ConnectServiceDeps } from '../src/server.js';
 import type { RefreshTokenRecord, SessionRecord } from '../src/sessions/store/sessions.js';

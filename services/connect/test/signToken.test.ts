@@ -2,7 +2,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../src/projects/domain/createProject.js';
 import { getProject } from '../src/projects/domain/getProject.js';
-import { listPublicJwks } from '../src/projects/domain/listPublicJwks.js';
+import { listPublicJwks } from '../src/projects/domain/signingKeys.js';
 import { issueClientKey } from '../src/projects/domain/issueClientKey.js';
 import { signToken } from '../src/projects/domain/signToken.js';
 import { startTestEnv, type TestEnv } from './support.js';

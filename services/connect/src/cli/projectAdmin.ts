@@ -6,10 +6,10 @@
  */
 import { failedPrecondition } from '../../../runtime/errors.js';
 import { connectStore, databaseNameOf, type Store } from '../../../runtime/mongo.js';
-import { addOrigin } from '../projects/domain/addOrigin.js';
+import { addOrigin } from '../projects/domain/origins.js';
 import { createProject, type CreateProjectInput } from '../projects/domain/createProject.js';
 import { selfServiceFlowsOf } from '../projects/domain/selfServiceFlows.js';
-import { updateSelfServiceFlows } from '../projects/domain/updateSelfServiceFlows.js';
+import { updateSelfServiceFlows } from '../projects/domain/updateProjectSettings.js';
 import { issueClientKey } from '../projects/domain/issueClientKey.js';
 import type { ProjectDeps } from '../projects/domain/projectDeps.js';
 import { normalizeName, normalizeOrigins, normalizeRpId } from '../projects/domain/projectRules.js';

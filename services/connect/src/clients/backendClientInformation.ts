@@ -6,7 +6,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { BackendClientInformationSchema } from '../../../../gen/passkeyauth/common/v1/client_information_pb.js';
 import { capabilityMapOf } from '../../../runtime/clientCapabilities.js';
-import type { CeremonyClient } from '../connect-flows/domain/passkeyCeremonies.js';
+import type { CeremonyClient } from '../shared/domain/passkeyCeremonies.js';
 
 export function backendClientInformation(client: CeremonyClient): MessageInitShape<typeof BackendClientInformationSchema> {
   const c = client.snapshot;

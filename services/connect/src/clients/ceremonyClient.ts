@@ -1,17 +1,16 @@
 /**
- * The ceremony service behind connect's PasskeyCeremonies port (connect-flows/domain/passkeyCeremonies.ts):
+ * The ceremony service behind connect's PasskeyCeremonies port (shared/domain/passkeyCeremonies.ts):
  * builds the ceremony's messages (clientInformation from the domain's CeremonyClient), carries the
  * call's identity as headers, reads the answers into the domain's plain types and turns errors
- * into DomainErrors (relayError.ts).
+ * into DomainErrors (relayError in serviceCalls.ts).
  */
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { CeremonyService, Credential } from '../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ErrorInfoSchema } from '../../../../gen/passkeyauth/common/v1/errors_pb.js';
 import type { PasskeyData as PasskeyDataMessage } from '../../../../gen/passkeyauth/common/v1/passkey_pb.js';
-import type { FinishedLoginCeremony, Passkey, PasskeyCeremonies, PasskeyData } from '../connect-flows/domain/passkeyCeremonies.js';
+import type { FinishedLoginCeremony, Passkey, PasskeyCeremonies, PasskeyData } from '../shared/domain/passkeyCeremonies.js';
 import { backendClientInformation } from './backendClientInformation.js';
-import { relayErrorsOf } from './relayError.js';
-import { serviceHeaders } from './serviceHeaders.js';
+import { relayErrorsOf, serviceHeaders } from './serviceCalls.js';
 
 export function rpcPasskeyCeremonies(ceremony: Client<typeof CeremonyService>): PasskeyCeremonies {
   return {

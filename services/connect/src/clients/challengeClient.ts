@@ -1,13 +1,12 @@
 /**
- * The challenge service behind connect's OneTimeCodes port (auth-flows/domain/oneTimeCodes.ts): builds the
+ * The challenge service behind connect's OneTimeCodes port (shared/domain/oneTimeCodes.ts): builds the
  * messages, carries the call's identity as headers and turns errors into DomainErrors
- * (relayError.ts).
+ * (relayError in serviceCalls.ts).
  */
 import type { Client } from '@connectrpc/connect';
 import type { ChallengeService } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
-import type { OneTimeCodes } from '../auth-flows/domain/oneTimeCodes.js';
-import { relayErrorsOf } from './relayError.js';
-import { serviceHeaders } from './serviceHeaders.js';
+import type { OneTimeCodes } from '../shared/domain/oneTimeCodes.js';
+import { relayErrorsOf, serviceHeaders } from './serviceCalls.js';
 
 export function rpcOneTimeCodes(challenges: Client<typeof ChallengeService>): OneTimeCodes {
   return {

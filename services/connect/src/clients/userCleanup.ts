@@ -6,7 +6,7 @@ import type { Client } from '@connectrpc/connect';
 import { CeremonyService } from '../../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ChallengeService } from '../../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { HEADERS } from '../../../runtime/context.js';
-import type { UserCleanup } from '../users/domain/userDeps.js';
+import type { UserCleanup } from '../shared/domain/userCleanup.js';
 
 export function rpcUserCleanup(challenges: Client<typeof ChallengeService>, ceremonies: Client<typeof CeremonyService>): UserCleanup {
   return {

@@ -1,7 +1,7 @@
 /** Every collection the connect service owns, with its indexes (created at start-up). */
 import type { IndexPlan } from '../../../runtime/mongo.js';
 import { authProcessIndexes } from '../auth-flows/store/authProcesses.js';
-import { clientEnvIndexes } from '../connect-flows/store/clientEnvs.js';
+import { clientEnvIndexes } from '../shared/store/clientEnvs.js';
 import { connectTokenIndexes } from '../connect-tokens/store/connectTokens.js';
 import { identifierIndexes, prepareIdentifierClaims } from '../users/store/identifiers.js';
 import { identifierVerificationIndexes } from '../me/store/identifierVerifications.js';

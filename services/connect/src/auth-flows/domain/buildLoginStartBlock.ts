@@ -4,12 +4,12 @@
  * its alternative (addFirstBlockSwitch.ts).
  */
 import type { AuthProcessRecord } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import type { Block } from './blockTypes.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 
 export async function buildLoginStartBlock(deps: AuthFlowDeps, call: FlowCall, process: AuthProcessRecord): Promise<Block> {
   let conditionalUIChallenge: string | undefined;

@@ -2,7 +2,7 @@
 import type { AuthProcessRecord } from '../store/authProcesses.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
 import type { Block } from './blockTypes.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { pickDefaultMethod } from './processRules.js';
 
 /** The block that offers a code instead (the alternative to a passkey block), if the identifier allows one. */
 export function buildVerifyAlternative(process: Pick<AuthProcessRecord, 'identifier' | 'authType'>): Block[] {

@@ -10,8 +10,8 @@
  * Shared by the sign-up and login code step (finishIdentifierVerify.ts) and the signed-in user's
  * verification (me/domain/finishIdentifierVerification.ts).
  */
-import type { ServiceCall } from '../../connect-flows/domain/passkeyCeremonies.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { ServiceCall } from '../../shared/domain/passkeyCeremonies.js';
+import type { IdentifierType } from '../../users/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { releaseAbandonedSignup, type ReleaseDeps } from './releaseAbandonedSignup.js';
 

@@ -11,12 +11,12 @@
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { startSession } from '../../sessions/domain/startSession.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { startSession } from '../../sessions/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
-import { isReadyToComplete } from './isReadyToComplete.js';
+import { isReadyToComplete } from './processRules.js';
 import type { Block, PasskeyOperation } from './blockTypes.js';
 
 /** `proof` is what the completing step itself established (a passkey used, a code), stored with the completion. */

@@ -3,14 +3,14 @@
  * (web-core's ProcessService.init asks for it when it finds a process in localStorage). Blocks that
  * hold a ceremony get fresh options, as the step that shows them would give (a ceremony's options
  * are used once); a verification block is shown again without sending another code. A completed or
- * expired process is a 409 (checkMovable.ts): the SDK then starts a new one.
+ * expired process is a 409 (checkMovable in loadAuthProcess.ts): the SDK then starts a new one.
  *
  * At a first block, `preferredBlock` chooses between sign-up and login (the page's component asks
  * for one); the process follows whichever init call the page makes next.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import type { Block } from './blockTypes.js';

@@ -18,14 +18,13 @@
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType, ProcessProof } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import { canOfferAppend } from './canOfferAppend.js';
+import { canOfferAppend, checkVerificationPair } from './processRules.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
 import type { Block } from './blockTypes.js';
-import { checkVerificationPair } from './checkVerificationPair.js';
 import { claimProvenIdentifier } from './claimProvenIdentifier.js';
 import { completeProcess } from './completeProcess.js';
 import { offerAppend } from './offerAppend.js';
@@ -43,7 +42,7 @@ export async function finishIdentifierVerify(deps: AuthFlowDeps, call: FlowCall,
   try {
     sentTo = (await deps.challenges.verify(call, { userId: process.userId!, challengeId: challenge.id, value: input.code })).identifierValue;
   } catch (err) {
-    // The challenge service's refusals (domain/oneTimeCodes.ts) keep the block, with the reason.
+    // The challenge service's refusals (shared/domain/oneTimeCodes.ts) keep the block, with the reason.
     if (!(err instanceof DomainError)) throw err;
     if (err.kind === 'invalid_argument') return again('invalid_code', 'the code is not right; check it and try again');
     if (err.kind === 'failed_precondition' || err.kind === 'not_found') return again('code_expired', 'the code is no longer valid; send a new one');

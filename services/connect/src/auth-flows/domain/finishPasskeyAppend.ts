@@ -1,9 +1,9 @@
 /** The passkey-append block's finish: the ceremony verifies the new passkey and the process moves to passkey-appended. */
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import { buildPasskeyAppendedBlock } from './buildPasskeyAppendedBlock.js';
 import type { Block } from './blockTypes.js';
 

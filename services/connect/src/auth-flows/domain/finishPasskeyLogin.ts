@@ -1,9 +1,9 @@
 /** The passkey-verify block's finish: the ceremony verifies the assertion and the process completes. */
 import { notFound } from '../../../../runtime/errors.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
 

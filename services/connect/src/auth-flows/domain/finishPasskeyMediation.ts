@@ -1,12 +1,12 @@
 /** The conditional-UI login of the login-init block: its finish, which completes the process for the passkey's user. */
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
-import { findLoginIdentifierOfUser } from '../../connect-flows/domain/findLoginIdentifierOfUser.js';
+import { findLoginIdentifierOfUser } from '../../users/index.js';
 
 /** Conditional UI: the user picked a passkey from autofill on the login-init block (or while passkey-verify was shown). */
 export async function finishPasskeyMediation(deps: AuthFlowDeps, call: FlowCall, signedChallenge: string): Promise<Block> {

@@ -2,7 +2,7 @@
  * process/complete. Completing is possible once the user is proven: after "passkey-appended", or
  * from the append block when the user chooses not to add one.
  */
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';

@@ -12,13 +12,12 @@
  * Nothing is changed: polling must not move the process or send anything.
  */
 import { failedPrecondition, notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
+import { type FlowCall, processFamilyOf } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { pickDefaultMethod } from './processRules.js';
 
 export async function getVerificationStatus(deps: Pick<AuthFlowDeps, 'authProcesses' | 'now'>, call: FlowCall): Promise<Block> {
   if (!call.processId) throw unauthenticated('process_token_required', 'this endpoint needs a process token (from /v2/auth/process/init, signup/init or login/init)');

@@ -5,18 +5,15 @@
  * the code is sent at once and the verification block follows. Usernames have no code, so a user
  * known only by username without a passkey gets fieldError.
  */
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { findUserByIdentifier } from '../../connect-flows/domain/findUserByIdentifier.js';
-import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifier.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { classifyIdentifier, findUserByIdentifier, normalizeIdentifier, type IdentifierType } from '../../users/index.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildLoginInitBlock } from './buildLoginInitBlock.js';
 import type { Block } from './blockTypes.js';
 import { offerLogin } from './offerLogin.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { pickDefaultMethod } from './processRules.js';
 import { sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 

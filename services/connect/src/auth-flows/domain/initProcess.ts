@@ -3,9 +3,9 @@
  * first block is login-init (with a conditional-UI challenge when the browser supports passkey
  * autofill) or signup-init when the page prefers it, each with the other as its alternative.
  */
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildLoginStartBlock } from './buildLoginStartBlock.js';

@@ -15,19 +15,15 @@
  */
 import { newId } from '../../../../runtime/ids.js';
 import { DomainError } from '../../../../runtime/errors.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { UserRecord } from '../../users/store/users.js';
-import { normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import { normalizeIdentifier, type IdentifierRecord, type IdentifierType, type UserRecord } from '../../users/index.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { canOfferAppend } from './canOfferAppend.js';
+import { canOfferAppend, pickDefaultMethod } from './processRules.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import { buildSignupInitBlock } from './buildSignupInitBlock.js';
 import { type Block, type RequestError } from './blockTypes.js';
 import { offerAppend } from './offerAppend.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
 import { sendCode } from './sendCode.js';
 import { FIRST_BLOCKS, startAuthProcess, type StartedProcess } from './startAuthProcess.js';
 

@@ -4,7 +4,7 @@
  * asks for an email address: the identifier the flow can verify and send notices to
  * (initSignup.ts still accepts a phone number or username sent by other clients).
  */
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierType } from '../../users/index.js';
 
 export function listSignupIdentifiers(): IdentifierType[] {
   return ['email'];

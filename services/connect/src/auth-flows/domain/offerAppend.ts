@@ -3,10 +3,10 @@
  * passkeys). It offers the code verification of the identifier as its alternative where there is one.
  */
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
-import { describeAuthClient } from './describeAuthClient.js';
+import { describeAuthClient } from './processClient.js';
 import { buildPasskeyAppendBlock } from './buildPasskeyAppendBlock.js';
 import type { Block } from './blockTypes.js';
 import { buildVerifyAlternative } from './buildVerifyAlternative.js';

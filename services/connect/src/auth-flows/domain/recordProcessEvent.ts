@@ -13,8 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { processFamilyOf } from '../../connect-flows/domain/processFamilyOf.js';
+import { type FlowCall, processFamilyOf } from '../../shared/domain/flowCall.js';
 import type { ProcessEvent } from '../store/authProcesses.js';
 import type { AuthFlowDeps } from './authDeps.js';
 

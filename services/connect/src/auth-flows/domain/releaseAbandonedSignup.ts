@@ -12,7 +12,7 @@
  * only where a proof took a value from unproven holders (claimProvenIdentifier.ts), to tidy away
  * the rest of what an abandoned sign-up asserted.
  */
-import type { ServiceCall } from '../../connect-flows/domain/passkeyCeremonies.js';
+import type { ServiceCall } from '../../shared/domain/passkeyCeremonies.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS } from './authDeps.js';
 

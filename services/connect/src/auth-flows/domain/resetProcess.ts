@@ -8,7 +8,7 @@
  * one with process/init.
  */
 import type { BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { addFirstBlockSwitch } from './addFirstBlockSwitch.js';
 import type { Block } from './blockTypes.js';

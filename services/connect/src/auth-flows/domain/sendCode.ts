@@ -5,8 +5,8 @@
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import type { CodeChannel } from './oneTimeCodes.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import type { CodeChannel } from '../../shared/domain/oneTimeCodes.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';

@@ -5,13 +5,12 @@
  * the passkey proved the user, so the process completes, as process/complete would.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
 import { completeProcess } from './completeProcess.js';
-import { isReadyToComplete } from './isReadyToComplete.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { isReadyToComplete, pickDefaultMethod } from './processRules.js';
 import { sendCode } from './sendCode.js';
 
 export async function skipBlock(deps: AuthFlowDeps, call: FlowCall): Promise<Block> {

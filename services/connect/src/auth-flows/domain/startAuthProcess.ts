@@ -5,9 +5,9 @@
  */
 import { newId } from '../../../../runtime/ids.js';
 import type { AuthProcessRecord, AuthType, BlockType } from '../store/authProcesses.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { signProcessToken } from '../../connect-flows/domain/signProcessToken.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { signProcessToken } from '../../projects/index.js';
 import { AUTH_PROCESS_LIFETIME_SECONDS, type AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 

@@ -4,11 +4,11 @@
  */
 import { resourceExhausted } from '../../../../runtime/errors.js';
 import type { BlockType } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
-import { checkVerificationPair } from './checkVerificationPair.js';
+import { checkVerificationPair } from './processRules.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { RESEND_AFTER_SECONDS, sendCode } from './sendCode.js';
 

@@ -1,12 +1,12 @@
 /** The passkey-verify block's start: fresh assertion options for the user's passkeys. */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import type { Block } from './blockTypes.js';
 import { offerLogin } from './offerLogin.js';
-import { updateProcessClient } from './updateProcessClient.js';
+import { updateProcessClient } from './processClient.js';
 
 /** `client`: the browser's newer description of itself, if the page sent one. */
 export async function startPasskeyLogin(deps: AuthFlowDeps, call: FlowCall, client: ClientSnapshot | undefined): Promise<Block> {

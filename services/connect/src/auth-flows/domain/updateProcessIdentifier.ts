@@ -20,16 +20,16 @@
  * verified by a code sent to the old one.
  */
 import { DomainError, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { checkIdentifierType, normalizeIdentifier } from '../../users/index.js';
 import type { AuthProcessRecord, BlockType, VerificationMethod } from '../store/authProcesses.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import type { Block, RequestError } from './blockTypes.js';
 import { buildVerifyBlock } from './buildVerifyBlock.js';
 import { VERIFY_BLOCKS } from './finishIdentifierVerify.js';
 import { loadAuthProcess } from './loadAuthProcess.js';
 import { offerAppend } from './offerAppend.js';
-import { pickDefaultMethod } from './pickDefaultMethod.js';
+import { pickDefaultMethod } from './processRules.js';
 
 const UPDATE_FROM: readonly BlockType[] = [...VERIFY_BLOCKS, 'passkey-append'];
 

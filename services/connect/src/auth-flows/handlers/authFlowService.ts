@@ -42,14 +42,11 @@ import { finishIdentifierVerify } from '../domain/finishIdentifierVerify.js';
 import { startIdentifierVerify } from '../domain/startIdentifierVerify.js';
 import { getVerificationStatus } from '../domain/getVerificationStatus.js';
 import { updateProcessIdentifier } from '../domain/updateProcessIdentifier.js';
-import type { FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
 import { blockMessage } from './blockMessage.js';
 import { describedClient } from './describedClient.js';
-import { flowCall } from '../../connect-flows/handlers/flowCall.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { requireSelfServiceFlows } from '../../projects/domain/selfServiceFlows.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { getProject, requireSelfServiceFlows, type ProjectRecord } from '../../projects/index.js';
 
 export function authFlowServiceImpl(deps: AuthFlowDeps): ServiceImpl<typeof AuthFlowService> {
   /**

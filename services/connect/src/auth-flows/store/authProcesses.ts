@@ -1,8 +1,8 @@
 /** Auth processes of the passkey-first sign-up and login (F1, F2 and their blocks); scoped by project. */
 import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { IdentifierType } from '../../users/index.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export type AuthType = 'signup' | 'login';
 export type BlockType = 'signup-init' | 'login-init' | 'passkey-append' | 'passkey-verify' | 'email-verify' | 'phone-verify' | 'passkey-appended' | 'completed';

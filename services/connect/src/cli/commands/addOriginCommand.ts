@@ -1,4 +1,4 @@
-import { addOrigin } from '../../projects/domain/addOrigin.js';
+import { addOrigin } from '../../projects/domain/origins.js';
 import { requiredOption } from './checkOptions.js';
 import { defineProjectCommand } from './projectCommand.js';
 

@@ -1,4 +1,4 @@
-import { issueInvitation } from '../../connect-flows/domain/issueInvitation.js';
+import { issueInvitation } from '../../connect-flows/domain/invitations.js';
 import { requiredOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';
 

@@ -1,5 +1,5 @@
-import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
-import { updateCookieSettings } from '../../sessions/domain/updateCookieSettings.js';
+import { describeSessionCookie } from '../../projects/domain/describeSessionCookie.js';
+import { updateCookieSettings } from '../../projects/domain/updateCookieSettings.js';
 import { requiredOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';
 

@@ -1,5 +1,5 @@
 import { eventRetentionDaysOf, MAX_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from '../../projects/domain/eventRetention.js';
-import { updateEventSettings } from '../../projects/domain/updateEventSettings.js';
+import { updateEventSettings } from '../../projects/domain/updateProjectSettings.js';
 import { daysOption, requiredOption } from './checkOptions.js';
 import { defineProjectCommand } from './projectCommand.js';
 

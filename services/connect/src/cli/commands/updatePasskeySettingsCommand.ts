@@ -1,5 +1,5 @@
 import { cloneDetectionOf } from '../../projects/domain/cloneDetection.js';
-import { updatePasskeySettings } from '../../projects/domain/updatePasskeySettings.js';
+import { updatePasskeySettings } from '../../projects/domain/updateProjectSettings.js';
 import { cloneDetectionOption, requiredOption } from './checkOptions.js';
 import { defineProjectCommand } from './projectCommand.js';
 

@@ -1,5 +1,5 @@
 import { selfServiceFlowsOf } from '../../projects/domain/selfServiceFlows.js';
-import { updateSelfServiceFlows } from '../../projects/domain/updateSelfServiceFlows.js';
+import { updateSelfServiceFlows } from '../../projects/domain/updateProjectSettings.js';
 import { requiredOption, selfServiceOption } from './checkOptions.js';
 import { defineProjectCommand } from './projectCommand.js';
 

@@ -16,8 +16,8 @@ import {
   refreshLifetimeOf,
   refreshRotationOf,
   sessionLifetimeOf,
-} from '../../sessions/domain/sessionLifetimes.js';
-import { updateSessionSettings } from '../../sessions/domain/updateSessionSettings.js';
+} from '../../projects/domain/sessionLifetimes.js';
+import { updateSessionSettings } from '../../projects/domain/updateSessionSettings.js';
 import { requiredOption, secondsOption } from './checkOptions.js';
 import { defineProjectCommand, UsageError } from './projectCommand.js';
 

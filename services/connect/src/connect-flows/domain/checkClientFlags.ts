@@ -1,6 +1,6 @@
 /**
  * The flags of a connect init: an object of strings from the client (the web SDK keeps them in
- * local storage), merged with the project's own flags (mergeFlags.ts), which win, so a project can
+ * local storage), merged with the project's own flags (mergeFlags in initFlow.ts), which win, so a project can
  * switch a client-side behaviour for every client at once.
  */
 import { invalidArgument, type FieldProblem } from '../../../../runtime/errors.js';

@@ -3,8 +3,9 @@
  * parallel init already stored another process; the body carries the superfluous process token.
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { readProcessToken } from './readProcessToken.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { readProcessToken } from '../../projects/index.js';
 
 export async function clearProcess(deps: ConnectFlowDeps, call: FlowCall, processToken: string): Promise<void> {
   const processId = await readProcessToken(deps, call.projectId, processToken);

@@ -1,7 +1,7 @@
 /**
  * Whether a connect flow may be offered to a client (loginAllowed / appendAllowed / manageAllowed).
  *
- * The project's roll-out comes first (`open`, from isRolloutOpen.ts). Then the client's capabilities:
+ * The project's roll-out comes first (`open`, from isRolloutOpen in initFlow.ts). Then the client's capabilities:
  * - login needs some way to use a passkey here: a platform authenticator, conditional mediation
  *   (a password manager or the platform offers passkeys) or hybrid transport (a phone);
  * - append creates a passkey on this device, so it needs a user-verifying platform authenticator
@@ -9,7 +9,8 @@
  * - management lists and deletes passkeys and needs no WebAuthn at all.
  */
 import { hasPlatformAuthenticator } from '../../../../runtime/clientCapabilities.js';
-import type { ClientSnapshot, ConnectFlow } from '../store/processes.js';
+import type { ConnectFlow } from '../store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export function decideFlowAllowed(flow: ConnectFlow, client: ClientSnapshot, open: boolean): boolean {
   if (!open) return false;

@@ -5,13 +5,13 @@
  * passkey), so one token deletes at most one passkey.
  */
 import { DomainError, notFound, permissionDenied } from '../../../../runtime/errors.js';
-import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { claimConnectToken, consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { isClientFailure } from './isClientFailure.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
-import { allPasskeys } from './listManagedPasskeys.js';
+import { isClientFailure } from './ceremonyFailures.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
+import { allPasskeys } from '../../shared/domain/userPasskeys.js';
 
 const PASSKEY_ID = /^cre-[0-9]{1,30}$/;
 

@@ -1,6 +1,6 @@
 /** passkeyOperation of connect finish answers (the client environment remembers it: rememberOperation.ts). */
-import type { PasskeyData } from './passkeyCeremonies.js';
-import type { LoginIdentifier } from './classifyIdentifier.js';
+import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
+import type { LoginIdentifier } from '../../users/index.js';
 
 export interface PasskeyOperationResult {
   operationType: 'append' | 'verify';

@@ -8,10 +8,8 @@
  * user it created and takes the winner's.
  */
 import { newId } from '../../../../runtime/ids.js';
-import type { UserRecord } from '../../users/store/users.js';
+import { findUserByIdentifier, type LoginIdentifier, type UserRecord } from '../../users/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import type { LoginIdentifier } from './classifyIdentifier.js';
 
 export async function ensureUserForIdentifier(
   deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,

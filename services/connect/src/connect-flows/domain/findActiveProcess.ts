@@ -5,7 +5,8 @@
  */
 import { failedPrecondition, notFound, permissionDenied, unauthenticated } from '../../../../runtime/errors.js';
 import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
 
 /**
  * `flow` is the endpoint's flow, the flows whose processes it serves (the append endpoints serve

@@ -6,11 +6,11 @@
  * unknown, and the token stays consumed: failing closed costs one new token.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { consumeConnectToken, releaseConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
-import { isClientFailure } from './isClientFailure.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
+import { isClientFailure } from './ceremonyFailures.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 import { APPEND_FLOWS } from './startAppend.js';

@@ -18,16 +18,13 @@
  * with it. signedPasskeyData has exactly the claims of the SignPasskeyData RPC (passkeyDataClaims).
  */
 import { failedPrecondition, notFound, permissionDenied } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { openProjectSigner } from '../../projects/domain/openProjectSigner.js';
-import { MAX_PASSKEY_DATA_LIFETIME_SECONDS, passkeyDataClaims } from '../../projects/domain/signPasskeyData.js';
-import { chooseVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
-import type { FinishedLoginCeremony } from './passkeyCeremonies.js';
+import { getProject, MAX_PASSKEY_DATA_LIFETIME_SECONDS, openProjectSigner, passkeyDataClaims } from '../../projects/index.js';
+import { chooseVouchedUsername, pickLoginIdentifier } from '../../users/index.js';
+import type { FinishedLoginCeremony } from '../../shared/domain/passkeyCeremonies.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
 import { issueSession } from './issueSession.js';
-import { pickLoginIdentifier } from './findLoginIdentifierOfUser.js';
 import { describePasskeyOperation, type PasskeyOperationResult } from './describePasskeyOperation.js';
 import { rememberOperation } from './rememberOperation.js';
 

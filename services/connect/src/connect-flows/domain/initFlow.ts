@@ -4,19 +4,17 @@
  * returns its token, which expires with it. Login processes also get a conditional-UI challenge.
  */
 import { newId } from '../../../../runtime/ids.js';
-import type { ClientSnapshot, ConnectFlow, ProcessRecord } from '../store/processes.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { encodeClientState } from './encodeClientState.js';
-import { decideFlowAllowed } from './decideFlowAllowed.js';
-import { isRolloutOpen } from './isRolloutOpen.js';
-import { describeClient } from './describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { type ConnectRollout, getProject, signProcessToken } from '../../projects/index.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
+import { PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
+import type { ClientEnvRecord } from '../../shared/store/clientEnvs.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import type { ConnectFlow, ProcessRecord } from '../store/processes.js';
 import { checkClientFlags } from './checkClientFlags.js';
-import { mergeFlags } from './mergeFlags.js';
-import { isValidInvitation } from './isValidInvitation.js';
-import { PROCESS_LIFETIME_SECONDS } from './processLifetime.js';
-import { signProcessToken } from './signProcessToken.js';
-import { resolveClientEnv } from './resolveClientEnv.js';
+import { decideFlowAllowed } from './decideFlowAllowed.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import { isValidInvitation } from './invitations.js';
 
 /** The flag connect UIs read to decide whether to start passkey autofill. */
 export const CONDITIONAL_UI_FLAG = 'conditional-ui-allowed';
@@ -99,4 +97,42 @@ export async function initFlow(deps: ConnectFlowDeps, call: FlowCall, input: Ini
     if (project.connectFlags?.[CONDITIONAL_UI_FLAG] === undefined) result.flags[CONDITIONAL_UI_FLAG] = result.conditionalUIChallenge ? 'true' : 'false';
   }
   return result;
+}
+
+/**
+ * The flags of a connect init: the client's (checkClientFlags.ts) merged with the project's own,
+ * which win, so a project can switch a client-side behaviour for every client at once.
+ */
+function mergeFlags(client: Record<string, string>, project: Record<string, string> | undefined): Record<string, string> {
+  return { ...client, ...(project ?? {}) };
+}
+
+/**
+ * The project's connect roll-out, which comes before the client's capabilities
+ * (decideFlowAllowed.ts): "nobody" closes every flow, "invited" opens them only for clients that
+ * present a valid invitation, "everyone" for all.
+ */
+function isRolloutOpen(rollout: ConnectRollout, invited: boolean): boolean {
+  if (rollout === 'nobody') return false;
+  if (rollout === 'invited') return invited;
+  return true;
+}
+
+/**
+ * newClientState: client state the web SDK merges into its local storage (ClientStateService
+ * .enrichFromURL: base64 of JSON, each entry {data, source, ts} taken only if newer than its own).
+ * We send the last passkey operation completed in this client environment, so the SDK's one-tap
+ * hint comes back after its storage lost it; only for environments the client proved it holds.
+ */
+function encodeClientState(env: ClientEnvRecord): string | undefined {
+  const last = env.lastLogin;
+  if (!last) return undefined;
+  const state = {
+    lastLogin: {
+      data: { operationType: last.operationType, identifierValue: last.identifierValue, identifierType: last.identifierType, ceremonyType: last.ceremonyType },
+      source: 'url',
+      ts: last.at.getTime(),
+    },
+  };
+  return Buffer.from(JSON.stringify(state), 'utf8').toString('base64');
 }

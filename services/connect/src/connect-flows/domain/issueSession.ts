@@ -6,7 +6,7 @@
  * identifier the user logged in with). `known`: the project (as its signer), user and identifiers F9
  * has read already, so the session does not read them again (startSession.ts).
  */
-import { startSession, type KnownSessionFacts } from '../../sessions/domain/startSession.js';
+import { startSession, type KnownSessionFacts } from '../../sessions/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 
 export async function issueSession(deps: ConnectFlowDeps, projectId: string, user: { id: string; name: string }, known?: KnownSessionFacts): Promise<string> {

@@ -7,28 +7,19 @@
  * PublicKeyCredential.signalAllAcceptedCredentials() so the browser can forget deleted passkeys.
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import type { Passkey } from './passkeyCeremonies.js';
-import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { getProject } from '../../projects/index.js';
+import { allPasskeys, type ManagedPasskey, managedPasskeyOf } from '../../shared/domain/userPasskeys.js';
+import { releaseConnectToken, useRepeatableConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
-
-export interface ManagedPasskey {
-  credential: Passkey;
-  createdMs: number;
-  lastUsedMs: number;
-}
+import type { ConnectFlowDeps } from './flowDeps.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 
 export interface PasskeyList {
   passkeys: ManagedPasskey[];
   rpId: string;
   userHandle: string;
 }
-
-/** The ceremony lists at most this many per page; a user with more is paged through. */
-const PAGE_SIZE = 100;
 
 export async function listManagedPasskeys(deps: ConnectFlowDeps, call: FlowCall, connectToken: string): Promise<PasskeyList> {
   const process = await findActiveProcess(deps, call, 'manage');
@@ -52,24 +43,4 @@ export async function listManagedPasskeys(deps: ConnectFlowDeps, call: FlowCall,
     if (first) await releaseConnectToken(deps, { projectId: call.projectId, tokenId: token._id, processId: process._id });
     throw err;
   }
-}
-
-export async function allPasskeys(deps: Pick<ConnectFlowDeps, 'ceremony'>, call: FlowCall, userId: string): Promise<Passkey[]> {
-  const out: Passkey[] = [];
-  for (let page = 1; ; page++) {
-    const r = await deps.ceremony.listPasskeys(call, { userId, page, pageSize: PAGE_SIZE });
-    out.push(...r.passkeys);
-    if (page >= r.totalPages || r.passkeys.length === 0) return out;
-  }
-}
-
-/** A passkey as the connect manage list and /v2/me/passkeys show it: with its times in milliseconds. */
-export function managedPasskeyOf(credential: Passkey): ManagedPasskey {
-  return { credential, createdMs: utcMillis(credential.created), lastUsedMs: utcMillis(credential.lastUsed) };
-}
-
-/** The ceremony's timestamps are yyyy-MM-ddTHH:mm:ss in UTC. */
-function utcMillis(timestamp: string): number {
-  const ms = Date.parse(`${timestamp}Z`);
-  return Number.isNaN(ms) ? 0 : ms;
 }

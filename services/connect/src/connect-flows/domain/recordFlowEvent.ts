@@ -4,8 +4,8 @@
  * the insights' history and cooldowns (an aborted append is not offered again right away).
  */
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
 
 export interface FlowEventInput {
   eventType: string;

@@ -6,12 +6,12 @@
  * the user did not ask for it (forcePasskeyAppend), attestationOptions is "": do not offer it.
  */
 import { invalidArgument } from '../../../../runtime/errors.js';
-import { claimConnectToken } from '../../connect-tokens/domain/useConnectToken.js';
+import { claimConnectToken } from '../../connect-tokens/index.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
 import { ensureUserForIdentifier } from './ensureUserForIdentifier.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import { classifyIdentifier } from '../../users/index.js';
 import type { ConnectFlow } from '../store/processes.js';
 
 export interface AppendStartInput {

@@ -7,10 +7,9 @@
  */
 import type { LoginStartRecord } from '../store/processes.js';
 import { findActiveProcess } from './findActiveProcess.js';
-import { describeClient } from './describeClient.js';
-import type { ConnectFlowDeps, FlowCall } from './flowDeps.js';
-import { findUserByIdentifier } from './findUserByIdentifier.js';
-import { classifyIdentifier } from './classifyIdentifier.js';
+import { describeClient, type FlowCall } from '../../shared/domain/flowCall.js';
+import type { ConnectFlowDeps } from './flowDeps.js';
+import { classifyIdentifier, findUserByIdentifier } from '../../users/index.js';
 
 export interface LoginStartInput {
   identifier: string;

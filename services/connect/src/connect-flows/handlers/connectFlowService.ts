@@ -21,7 +21,7 @@ import { finishAppend } from '../domain/finishAppend.js';
 import { startAppend } from '../domain/startAppend.js';
 import { clearProcess } from '../domain/clearProcess.js';
 import type { ConnectFlowDeps } from '../domain/flowDeps.js';
-import { flowCall } from './flowCall.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
 import { initFlow } from '../domain/initFlow.js';
 import { finishLogin } from '../domain/finishLogin.js';
 import { startLogin, type Fallback } from '../domain/startLogin.js';
@@ -29,8 +29,7 @@ import { deleteManagedPasskey } from '../domain/deleteManagedPasskey.js';
 import { listManagedPasskeys } from '../domain/listManagedPasskeys.js';
 import type { PasskeyOperationResult } from '../domain/describePasskeyOperation.js';
 import { recordFlowEvent } from '../domain/recordFlowEvent.js';
-import { clientSnapshot } from './clientSnapshot.js';
-import { connectPasskeyMessage } from './connectPasskeyMessage.js';
+import { connectPasskeyMessage } from '../../shared/handlers/connectPasskeyMessage.js';
 
 
 const fallbackMessage = (f: Fallback): MessageInitShape<typeof FallbackOperationErrorSchema> => ({

@@ -1,23 +1,10 @@
 /** Connect processes (F5–F7 start them, the later flow calls continue them); scoped by project. */
 import type { Collection, Db } from 'mongodb';
-import type { ClientCapabilityMap } from '../../../../runtime/clientCapabilities.js';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierType } from '../../users/index.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export type ConnectFlow = 'login' | 'append' | 'manage';
-
-/** What the browser said about itself at init, kept to describe it to the ceremony later. */
-export interface ClientSnapshot {
-  uvpaAvailable: boolean;
-  conditionalMediationAvailable: boolean;
-  /** The WebAuthn client capabilities the browser reported; one it did not report is left out. */
-  capabilities: ClientCapabilityMap;
-  bluetoothAvailable?: boolean;
-  privateMode?: boolean;
-  visitorId?: string;
-  isNative?: boolean;
-  webdriver?: boolean;
-}
 
 /** One recorded login start (F8): what the client reported, for insights and audits. */
 export interface LoginStartRecord {

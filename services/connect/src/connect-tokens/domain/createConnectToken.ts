@@ -1,4 +1,4 @@
-import { classifyIdentifier } from '../../connect-flows/domain/classifyIdentifier.js';
+import { classifyIdentifier } from '../../users/index.js';
 import { randomBytes } from 'node:crypto';
 import { invalidArgument } from '../../../../runtime/errors.js';
 import { newId } from '../../../../runtime/ids.js';

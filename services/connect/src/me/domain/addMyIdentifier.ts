@@ -10,9 +10,7 @@
  */
 import { alreadyExists } from '../../../../runtime/errors.js';
 import { newId } from '../../../../runtime/ids.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
-import { checkIdentifierLimit } from '../../users/domain/identifierLimits.js';
+import { checkIdentifierLimit, checkIdentifierType, normalizeIdentifier, type IdentifierRecord } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -11,10 +11,9 @@
  * of the old value) one wins, and the other finds the identifier changed.
  */
 import { alreadyExists, failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import { checkIdentifierType, normalizeIdentifier } from '../../users/domain/identifierRules.js';
+import { checkIdentifierType, normalizeIdentifier } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
-import { myIdentifier } from './myIdentifier.js';
-import { signedInUser } from './signedInUser.js';
+import { myIdentifier, signedInUser } from './signedInUser.js';
 
 export async function changeMyIdentifier(deps: MeDeps, call: MeCall, input: { identifierId: string; identifierType: string; value: string }): Promise<void> {
   const user = await signedInUser(deps, call, { recentProof: true });

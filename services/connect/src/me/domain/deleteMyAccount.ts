@@ -8,7 +8,7 @@
  * finish needs the signed-in user, so it can no longer complete. Connect tokens name the user in the
  * application's terms, not ours, and stay the application's to manage.
  */
-import { deleteUser } from '../../users/domain/deleteUser.js';
+import { deleteUser } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -15,10 +15,9 @@
  * identifier_already_exists: the identifier stays pending and unclaimed (the user may remove it).
  */
 import { alreadyExists, failedPrecondition } from '../../../../runtime/errors.js';
-import { claimProvenIdentifier } from '../../auth-flows/domain/claimProvenIdentifier.js';
+import { claimProvenIdentifier } from '../../auth-flows/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
-import { myIdentifier } from './myIdentifier.js';
-import { signedInUser } from './signedInUser.js';
+import { myIdentifier, signedInUser } from './signedInUser.js';
 
 export async function finishIdentifierVerification(deps: MeDeps, call: MeCall, input: { identifierId: string; code: string }): Promise<void> {
   const user = await signedInUser(deps, call);

@@ -8,8 +8,8 @@
  * (notifyPasskeyAddedByMe.ts): an account taken over through a stolen session shows itself.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import { describeClient } from '../../connect-flows/domain/describeClient.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import { describeClient } from '../../shared/domain/flowCall.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 import { notifyPasskeyAddedByMe } from './notifyPasskeyAddedByMe.js';

@@ -1,13 +1,20 @@
-/** What the signed-in user's endpoints (/v2/me/*) need: the connect flows' deps, the challenge service and two small stores. */
+/**
+ * What the signed-in user's endpoints (/v2/me/*) need: what sessions need (SessionDeps: projects,
+ * users, identifiers, sessions), the ceremony service (passkeys), the challenge service (codes), the
+ * client environments, the user cleanup and two small stores of their own. Composed in server.ts.
+ */
 import type { IdentifierVerificationStore } from '../store/identifierVerifications.js';
 import type { MeAppendStore } from '../store/meAppends.js';
-import type { SessionStore } from '../../sessions/store/sessions.js';
-import type { ConnectFlowDeps, FlowCall } from '../../connect-flows/domain/flowDeps.js';
-import type { OneTimeCodes } from '../../auth-flows/domain/oneTimeCodes.js';
-import type { UserCleanup } from '../../users/domain/userDeps.js';
+import type { SessionDeps } from '../../sessions/index.js';
+import type { ClientEnvStore } from '../../shared/store/clientEnvs.js';
+import type { PasskeyCeremonies } from '../../shared/domain/passkeyCeremonies.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
+import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 
-export interface MeDeps extends ConnectFlowDeps {
-  sessions: SessionStore;
+export interface MeDeps extends SessionDeps {
+  ceremony: PasskeyCeremonies;
+  clientEnvs: ClientEnvStore;
   challenges: OneTimeCodes;
   meAppends: MeAppendStore;
   identifierVerifications: IdentifierVerificationStore;

@@ -9,8 +9,7 @@
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { MeCall, MeDeps } from './meDeps.js';
-import { myIdentifier } from './myIdentifier.js';
-import { signedInUser } from './signedInUser.js';
+import { myIdentifier, signedInUser } from './signedInUser.js';
 
 export async function removeMyIdentifier(deps: MeDeps, call: MeCall, identifierId: string): Promise<void> {
   const user = await signedInUser(deps, call);

@@ -1,3 +1,10 @@
+/** What a /v2/me/* call may act on: the signed-in user (signedInUser) and one of their identifiers (myIdentifier). */
+import { notFound, unauthenticated } from '../../../../runtime/errors.js';
+import { getProject } from '../../projects/index.js';
+import { requireActiveSession, requireRecentAuthentication } from '../../sessions/index.js';
+import type { IdentifierRecord, UserRecord } from '../../users/index.js';
+import type { MeCall, MeDeps } from './meDeps.js';
+
 /**
  * The user of a /v2/me/* call: the session token's `sub`, while its session (`sid`) is active.
  * A signed token alone is not enough: after a logout (or a refresh-token reuse) the session ends
@@ -7,13 +14,6 @@
  * `recentProof`: the session's authentication time must also be within the project's
  * re-authentication window (requireRecentAuthentication.ts), whichever token carries the call.
  */
-import { unauthenticated } from '../../../../runtime/errors.js';
-import type { UserRecord } from '../../users/store/users.js';
-import { requireActiveSession } from '../../sessions/domain/requireActiveSession.js';
-import { requireRecentAuthentication } from '../../sessions/domain/requireRecentAuthentication.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import type { MeCall, MeDeps } from './meDeps.js';
-
 export async function signedInUser(deps: MeDeps, call: MeCall, options: { recentProof?: boolean } = {}): Promise<UserRecord> {
   // The gateway passes `sub` and `sid` only for verified session tokens; anything else is no session.
   if (!call.userId || !call.sessionId) throw unauthenticated('session_token_required', 'this endpoint needs a session token with a user (sub) and a session (sid)');
@@ -24,4 +24,11 @@ export async function signedInUser(deps: MeDeps, call: MeCall, options: { recent
   if (!user) throw unauthenticated('session_ended', 'the signed-in user no longer exists');
   if (user.status === 'disabled') throw unauthenticated('session_ended', 'the signed-in user is disabled');
   return user;
+}
+
+/** One of the signed-in user's identifiers; another user's (or an unknown one) is a 404, alike, so IDs cannot be probed. */
+export async function myIdentifier(deps: Pick<MeDeps, 'identifiers'>, projectId: string, userId: string, identifierId: string): Promise<IdentifierRecord> {
+  const identifier = (await deps.identifiers.listForUser(projectId, userId)).find((i) => i._id === identifierId);
+  if (!identifier) throw notFound('identifier_not_found', `the signed-in user has no identifier ${identifierId}`);
+  return identifier;
 }

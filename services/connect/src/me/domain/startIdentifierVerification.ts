@@ -8,11 +8,10 @@
  * nothing, and refusing keeps this endpoint from sending mails or SMS that serve no purpose.
  */
 import { failedPrecondition, invalidArgument } from '../../../../runtime/errors.js';
-import type { IdentifierType } from '../../users/store/identifiers.js';
-import type { CodeChannel } from '../../auth-flows/domain/oneTimeCodes.js';
+import type { IdentifierType } from '../../users/index.js';
+import type { CodeChannel } from '../../shared/domain/oneTimeCodes.js';
 import type { MeCall, MeDeps } from './meDeps.js';
-import { myIdentifier } from './myIdentifier.js';
-import { signedInUser } from './signedInUser.js';
+import { myIdentifier, signedInUser } from './signedInUser.js';
 
 const CHALLENGE_TYPE: Partial<Record<IdentifierType, CodeChannel>> = { email: 'email_otp', phone: 'sms_otp' };
 /** How long the pointer to the challenge outlives the challenge, so a late finish is told "expired" (410), not "not started". */

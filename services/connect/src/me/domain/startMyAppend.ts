@@ -12,11 +12,11 @@
  * The registration is bound to a new process ID that is kept for F4 (store/meAppends.ts).
  */
 import { newId } from '../../../../runtime/ids.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
-import { decideFlowAllowed } from '../../connect-flows/domain/decideFlowAllowed.js';
-import { describeClient } from '../../connect-flows/domain/describeClient.js';
-import { resolveClientEnv } from '../../connect-flows/domain/resolveClientEnv.js';
+import type { IdentifierRecord } from '../../users/index.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
+import { decideFlowAllowed } from '../../connect-flows/index.js';
+import { describeClient } from '../../shared/domain/flowCall.js';
+import { resolveClientEnv } from '../../shared/domain/resolveClientEnv.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 

@@ -18,24 +18,20 @@ import {
   VerifyIdentifierStartResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/me_service_pb.js';
 import { refreshTokenKey, tokenKindKey, tokenSessionIdKey, tokenUserIdKey } from '../../../../runtime/context.js';
-import { requireActiveRefreshToken } from '../../sessions/domain/requireActiveRefreshToken.js';
+import { requireActiveRefreshToken } from '../../sessions/index.js';
 import { addMyIdentifier } from '../domain/addMyIdentifier.js';
 import { changeMyIdentifier } from '../domain/changeMyIdentifier.js';
 import { deleteMyAccount } from '../domain/deleteMyAccount.js';
-import { deleteMyPasskey } from '../domain/deleteMyPasskey.js';
+import { deleteMyPasskey, listMyPasskeys } from '../domain/myPasskeys.js';
 import { finishIdentifierVerification } from '../domain/finishIdentifierVerification.js';
 import { finishMyAppend } from '../domain/finishMyAppend.js';
-import { getMe } from '../domain/getMe.js';
-import { getUserDetailsConfig } from '../domain/getUserDetailsConfig.js';
-import { listMyPasskeys } from '../domain/listMyPasskeys.js';
+import { getMe, getUserDetailsConfig, updateMyName } from '../domain/myDetails.js';
 import type { MeCall, MeDeps } from '../domain/meDeps.js';
 import { removeMyIdentifier } from '../domain/removeMyIdentifier.js';
-import { updateMyName } from '../domain/updateMyName.js';
 import { startIdentifierVerification } from '../domain/startIdentifierVerification.js';
 import { startMyAppend } from '../domain/startMyAppend.js';
-import { clientSnapshot } from '../../connect-flows/handlers/clientSnapshot.js';
-import { connectPasskeyMessage } from '../../connect-flows/handlers/connectPasskeyMessage.js';
-import { flowCall } from '../../connect-flows/handlers/flowCall.js';
+import { clientSnapshot, flowCall } from '../../shared/handlers/flowRequest.js';
+import { connectPasskeyMessage } from '../../shared/handlers/connectPasskeyMessage.js';
 
 function meCall(ctx: HandlerContext): MeCall {
   return { ...flowCall(ctx), userId: ctx.values.get(tokenUserIdKey), sessionId: ctx.values.get(tokenSessionIdKey) };

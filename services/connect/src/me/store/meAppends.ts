@@ -5,7 +5,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../../runtime/mongo.js';
-import type { ClientSnapshot } from '../../connect-flows/store/processes.js';
+import type { ClientSnapshot } from '../../shared/store/clientSnapshot.js';
 
 export interface MeAppendRecord {
   /** The session (`sid`) that started the append; a session belongs to one user of one project. */

@@ -1,7 +1,6 @@
 import { unauthenticated } from '../../../../runtime/errors.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { hashApiSecret } from './hashApiSecret.js';
-import { matchApiSecret } from './matchApiSecret.js';
+import { hashApiSecret, matchApiSecret } from './apiSecrets.js';
 import { isProjectId } from './projectRules.js';
 
 /** A hash no secret matches, compared against when the project is unknown. */

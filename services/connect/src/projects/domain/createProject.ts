@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../../../runtime/ids.js';
 import type { ProjectRecord } from '../store/projects.js';
-import { hashApiSecret } from './hashApiSecret.js';
-import { generateApiSecret } from './generateApiSecret.js';
+import { generateApiSecret, hashApiSecret } from './apiSecrets.js';
 import { issueClientKey } from './issueClientKey.js';
 import { checkCloneDetection } from './cloneDetection.js';
 import { checkEventRetentionDays } from './eventRetention.js';
@@ -10,7 +9,7 @@ import { checkSelfServiceFlows, DEFAULT_SELF_SERVICE_FLOWS } from './selfService
 import type { ProjectDeps } from './projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor, normalizeEnvironment, normalizeName, normalizeOrigins, normalizeRpId, normalizeUserVerification, normalizeChallengeDelivery, normalizeMaxChallengeAttempts, normalizeEmailLinkUrl } from './projectRules.js';
 import type { Environment } from '../store/projects.js';
-import { generateSigningKey } from './generateSigningKey.js';
+import { generateSigningKey } from './signingKeys.js';
 
 export interface CreateProjectInput {
   name: string;

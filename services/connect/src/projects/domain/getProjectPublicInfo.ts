@@ -2,7 +2,7 @@ import type { PublicJwk, UserVerification } from '../store/projects.js';
 import { cloneDetectionOf } from './cloneDetection.js';
 import { eventRetentionDaysOf } from './eventRetention.js';
 import { getProject } from './getProject.js';
-import { listPublicJwks } from './listPublicJwks.js';
+import { listPublicJwks } from './signingKeys.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { DEFAULT_MAX_CHALLENGE_ATTEMPTS } from './projectRules.js';
 

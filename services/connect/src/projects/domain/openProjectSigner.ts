@@ -4,11 +4,10 @@
  * token and signedPasskeyData) reads the project once and opens the key once, instead of once per
  * token (see signToken.ts for the claims every token gets).
  */
-import { SignJWT, type CryptoKey, type JWTPayload } from 'jose';
-import type { ProjectRecord } from '../store/projects.js';
+import { importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import type { ProjectRecord, SigningKeyRecord } from '../store/projects.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { loadPrivateKey } from './loadPrivateKey.js';
-import { pickActiveSigningKey } from './pickActiveSigningKey.js';
+import { decryptSecret, signingKeyAad } from './keyEncryption.js';
 
 export interface SignTokenOptions {
   /** Lifetime in seconds from now; without it the token does not expire (client keys). */
@@ -46,4 +45,25 @@ export function openProjectSigner(deps: Pick<ProjectDeps, 'masterKey' | 'now'>, 
       return jwt.sign(await privateKey);
     },
   };
+}
+
+const activationOf = (k: SigningKeyRecord) => (k.activatesAt ?? k.createdAt).getTime();
+
+/**
+ * The key new tokens are signed with at `now`: of the keys already active, the one activated last
+ * (older ones stay published so their tokens verify). Among equal times the last in the list wins.
+ */
+function pickActiveSigningKey(keys: readonly SigningKeyRecord[], now: Date): SigningKeyRecord | null {
+  const active = keys.filter((k) => activationOf(k) <= now.getTime());
+  let newest: SigningKeyRecord | null = null;
+  // No key active yet can only be a clock far behind the one that created the keys: use the first to activate.
+  if (!active.length) for (const k of keys) if (!newest || activationOf(k) < activationOf(newest)) newest = k;
+  for (const k of active) if (!newest || activationOf(k) >= activationOf(newest)) newest = k;
+  return newest;
+}
+
+/** Decrypts (keyEncryption.ts) and imports a project's private key; it exists in plain form only in this process's memory. */
+async function loadPrivateKey(masterKey: Buffer, projectId: string, key: SigningKeyRecord): Promise<CryptoKey> {
+  const jwk = JSON.parse(decryptSecret(masterKey, signingKeyAad(projectId, key.kid), key.encryptedPrivateKey)) as JWK;
+  return (await importJWK(jwk, 'ES256')) as CryptoKey;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { hashApiSecret } from './hashApiSecret.js';
-import { generateApiSecret } from './generateApiSecret.js';
+import { generateApiSecret, hashApiSecret } from './apiSecrets.js';
 import { getProject } from './getProject.js';
 import type { ProjectDeps } from './projectDeps.js';
 

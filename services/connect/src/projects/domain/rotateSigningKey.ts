@@ -14,16 +14,14 @@
  * kid). The old copy works until the old key retires; deploy the new one before then.
  */
 import { failedPrecondition } from '../../../../runtime/errors.js';
-import { MAX_INVITATION_DAYS } from '../../connect-flows/domain/issueInvitation.js';
-import { PROCESS_LIFETIME_SECONDS } from '../../connect-flows/domain/processLifetime.js';
+import { MAX_INVITATION_DAYS, PROCESS_LIFETIME_SECONDS } from '../../shared/domain/limits.js';
 import { getProject } from './getProject.js';
 import { issueClientKey } from './issueClientKey.js';
 import type { ProjectDeps } from './projectDeps.js';
-import { MAX_SESSION_LIFETIME_SECONDS } from '../../sessions/domain/sessionLifetimes.js';
+import { MAX_SESSION_LIFETIME_SECONDS } from './sessionLifetimes.js';
 import { MAX_PASSKEY_DATA_LIFETIME_SECONDS } from './signPasskeyData.js';
 import type { SigningKeyRecord } from '../store/projects.js';
-import { generateSigningKey } from './generateSigningKey.js';
-import { filterLiveSigningKeys } from './filterLiveSigningKeys.js';
+import { filterLiveSigningKeys, generateSigningKey } from './signingKeys.js';
 
 /** Publication before use: longer than any JWKS cache of a verifier we know (Node SDK: 10 minutes). */
 export const KEY_ACTIVATION_DELAY_SECONDS = 900;

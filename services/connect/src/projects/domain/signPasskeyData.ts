@@ -1,7 +1,6 @@
 import type { JWTPayload } from 'jose';
-import type { PasskeyData } from '../../connect-flows/domain/passkeyCeremonies.js';
-import type { UserDeps } from '../../users/domain/userDeps.js';
-import { pickVouchedUsername } from '../../users/domain/pickVouchedUsername.js';
+import type { PasskeyData } from '../../shared/domain/passkeyCeremonies.js';
+import { pickVouchedUsername, type UserDeps } from '../../users/index.js';
 import type { ProjectDeps } from './projectDeps.js';
 import { signToken } from './signToken.js';
 

@@ -5,7 +5,7 @@
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { getProject } from './getProject.js';
-import { listPublicJwks } from './listPublicJwks.js';
+import { listPublicJwks } from './signingKeys.js';
 import type { ProjectDeps } from './projectDeps.js';
 
 export async function verifyProjectToken(

@@ -14,12 +14,12 @@ import { projectOf } from '../../../../runtime/context.js';
 import { authenticateBackend } from '../domain/authenticateBackend.js';
 import { getProject } from '../domain/getProject.js';
 import { getProjectPublicInfo } from '../domain/getProjectPublicInfo.js';
-import { listPublicJwks } from '../domain/listPublicJwks.js';
-import { isOriginAllowed } from '../domain/isOriginAllowed.js';
+import { listPublicJwks } from '../domain/signingKeys.js';
+import { isOriginAllowed } from '../domain/origins.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
-import type { UserDeps } from '../../users/domain/userDeps.js';
-import { describeSessionCookie } from '../../sessions/domain/describeSessionCookie.js';
+import type { UserDeps } from '../../users/index.js';
+import { describeSessionCookie } from '../domain/describeSessionCookie.js';
 
 export function projectServiceImpl(deps: ProjectDeps & Pick<UserDeps, 'users' | 'identifiers'>): ServiceImpl<typeof ProjectService> {
   return {

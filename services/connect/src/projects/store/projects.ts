@@ -91,13 +91,13 @@ export interface ProjectRecord {
   connectRollout?: ConnectRollout;
   /** Flags the project adds to every connect init answer (they win over the client's). */
   connectFlags?: Record<string, string>;
-  /** Lifetime of session tokens in seconds (default 900, see sessions/domain/sessionLifetimes.ts). */
+  /** Lifetime of session tokens in seconds (default 900, see domain/sessionLifetimes.ts). */
   sessionLifetimeSeconds?: number;
   /** Lifetime of a session with refresh tokens in seconds, from sign-in (default 30 days). */
   refreshLifetimeSeconds?: number;
   /** Whether a refresh spends the refresh token and hands out a new one ("rotate", the default) or keeps it ("keep"). */
   refreshTokenRotation?: RefreshTokenRotation;
-  /** A domain the session cookie is shared under (sessions/domain/checkSharedCookieDomain.ts); absent: host-only. */
+  /** A domain the session cookie is shared under (domain/checkSharedCookieDomain.ts); absent: host-only. */
   sessionCookieDomain?: string;
   /** How recent a session's authentication must be for sensitive /v2/me/* actions, in seconds (default 900). */
   reauthWindowSeconds?: number;

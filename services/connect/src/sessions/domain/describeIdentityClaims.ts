@@ -22,7 +22,7 @@
  * SessionUser compares email, name, orig and sub; the Node SDK's validateToken reads sub and name):
  * all keep their types, only an unproven value is no longer among them.
  */
-import type { IdentifierStatus, IdentifierType } from '../../users/store/identifiers.js';
+import type { IdentifierStatus, IdentifierType } from '../../users/index.js';
 
 export interface ClaimIdentifier {
   type: IdentifierType;

@@ -10,10 +10,9 @@
  * Expiry and inactivity are read from the times as well as from the record, since a session that
  * nobody used again was never marked.
  */
-import type { ProjectRecord } from '../../projects/store/projects.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
+import { sessionUseLimits, type ProjectRecord } from '../../projects/index.js';
+import type { IdentifierRecord } from '../../users/index.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { sessionUseLimits } from './sessionLifetimes.js';
 
 export type LongSessionStatus = 'active' | 'logged_out' | 'expired' | 'inactivity_reached' | 'revoked';
 

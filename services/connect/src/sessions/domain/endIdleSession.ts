@@ -4,9 +4,8 @@
  * for inactivity, so the backend API reports it as `inactivity_reached` and no later use, even
  * after a settings change, revives it. Any other refusal (logged out, revoked, expired) is left as it is.
  */
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { sessionUseLimits, type ProjectRecord } from '../../projects/index.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { sessionUseLimits } from './sessionLifetimes.js';
 
 export async function endIdleSession(deps: Pick<SessionDeps, 'sessions'>, project: ProjectRecord, sessionId: string, now: Date): Promise<void> {
   const { usedAfter } = sessionUseLimits(project, now);

@@ -4,7 +4,7 @@
  * accept them until they expire, which is why they are short-lived). Idempotent: an unknown or
  * already ended session is not an error, so a logout can always be retried.
  */
-import { hashRefreshToken } from './hashRefreshToken.js';
+import { hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
 
 export interface EndSessionInput {

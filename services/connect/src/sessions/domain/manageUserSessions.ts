@@ -4,7 +4,7 @@
  * session or user is a 404, exactly like an unknown one.
  */
 import { notFound } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { describeLongSession, type LongSession } from './describeLongSession.js';
 import type { SessionDeps } from './sessionDeps.js';

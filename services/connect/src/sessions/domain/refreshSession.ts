@@ -12,11 +12,9 @@
  * (sessionUseLimits, checked in the same guarded update that records the use).
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken } from './hashRefreshToken.js';
-import { generateRefreshToken } from './generateRefreshToken.js';
+import { getProject, refreshRotationOf, sessionUseLimits } from '../../projects/index.js';
+import { generateRefreshToken, hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf, sessionUseLimits } from './sessionLifetimes.js';
 import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';
 import type { RefreshTokenRecord } from '../store/sessions.js';

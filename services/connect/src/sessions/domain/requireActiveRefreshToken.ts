@@ -13,13 +13,12 @@
  * (touchSession's guarded update), so an SDK that only calls /v2/me/* keeps its session alive.
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import { getProject } from '../../projects/domain/getProject.js';
+import { getProject, refreshRotationOf, sessionUseLimits } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { endIdleSession } from './endIdleSession.js';
-import { hashRefreshToken } from './hashRefreshToken.js';
+import { hashRefreshToken } from './refreshTokens.js';
 import { requireActiveSession } from './requireActiveSession.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { refreshRotationOf, sessionUseLimits } from './sessionLifetimes.js';
 
 export async function requireActiveRefreshToken(
   deps: Pick<SessionDeps, 'sessions' | 'projects' | 'now' | 'logger'>,

@@ -10,9 +10,8 @@
  * new session with a new authentication time) and repeats the action.
  */
 import { permissionDenied } from '../../../../runtime/errors.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { reauthWindowOf, type ProjectRecord } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { reauthWindowOf } from './sessionLifetimes.js';
 
 /** When the session's user last proved themselves (sessions from before it was recorded: their start). */
 export function authenticatedAtOf(session: Pick<SessionRecord, 'authenticatedAt' | 'createdAt'>): Date {

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { IdentifierStore } from '../../users/store/identifiers.js';
+import type { IdentifierStore, UserStore } from '../../users/index.js';
 import type { SessionStore } from '../store/sessions.js';
-import type { UserStore } from '../../users/store/users.js';
-import type { ProjectDeps } from '../../projects/domain/projectDeps.js';
+import type { ProjectDeps } from '../../projects/index.js';
 
 /** What sessions need: the project (keys, lifetimes), the session store, and the user with their identifiers (token claims). */
 export interface SessionDeps extends ProjectDeps {

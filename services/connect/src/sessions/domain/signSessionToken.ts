@@ -17,13 +17,10 @@
  * session's end if that comes first.
  */
 import { unauthenticated } from '../../../../runtime/errors.js';
-import type { ProjectRecord } from '../../projects/store/projects.js';
+import { openProjectSigner, sessionLifetimeOf, type ProjectRecord, type ProjectSigner } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
-import type { UserRecord } from '../../users/store/users.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import { openProjectSigner, type ProjectSigner } from '../../projects/domain/openProjectSigner.js';
+import type { IdentifierRecord, UserRecord } from '../../users/index.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { sessionLifetimeOf } from './sessionLifetimes.js';
 import { describeIdentityClaims } from './describeIdentityClaims.js';
 import { authenticatedAtOf } from './requireRecentAuthentication.js';
 

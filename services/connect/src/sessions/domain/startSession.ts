@@ -6,20 +6,16 @@
  * them); that is the session token's `auth_time`, which refreshes never move.
  *
  * With a refresh token the session lasts the project's refresh lifetime from now (refreshing never
- * extends it), under refresh rotation "keep" at most its maximum lifetime (sessionLifetimes.ts). Without one (connect login F9: the application takes over from there) nothing can
+ * extends it), under refresh rotation "keep" at most its maximum lifetime (projects/domain/sessionLifetimes.ts). Without one (connect login F9: the application takes over from there) nothing can
  * renew it, so the session ends with its only token.
  */
 import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
-import type { IdentifierRecord } from '../../users/store/identifiers.js';
-import type { UserRecord } from '../../users/store/users.js';
-import type { ProjectSigner } from '../../projects/domain/openProjectSigner.js';
-import { getProject } from '../../projects/domain/getProject.js';
-import { hashRefreshToken } from './hashRefreshToken.js';
-import { generateRefreshToken } from './generateRefreshToken.js';
+import type { IdentifierRecord, UserRecord } from '../../users/index.js';
+import { getProject, keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf, type ProjectSigner } from '../../projects/index.js';
+import { generateRefreshToken, hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
-import { keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf } from './sessionLifetimes.js';
 import { signSessionToken } from './signSessionToken.js';
 
 export interface StartSessionInput {

@@ -1,5 +1,5 @@
 import type { IdentifierRecord } from '../store/identifiers.js';
-import { parseIdentifierListQuery } from './parseIdentifierListQuery.js';
+import { parseIdentifierListQuery } from './identifierListQuery.js';
 import type { UserDeps } from './userDeps.js';
 
 export interface IdentifierList {
@@ -7,7 +7,7 @@ export interface IdentifierList {
   paging: { page: number; totalPages: number; totalItems: number };
 }
 
-/** One page of the project's identifiers matching the filters (see parseIdentifierFilters.ts and parseIdentifierSort.ts for the syntax). */
+/** One page of the project's identifiers matching the filters (see identifierListQuery.ts for the syntax). */
 export async function listIdentifiers(
   deps: Pick<UserDeps, 'identifiers'>,
   input: { projectId: string; filter: readonly string[]; sort: string; page?: number; pageSize?: number },

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { IdentifierStore } from '../store/identifiers.js';
 import type { UserStore } from '../store/users.js';
-import type { SessionStore } from '../../sessions/store/sessions.js';
+import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 
-/** Removes what other services hold for a user (the challenge service's challenges). */
-export interface UserCleanup {
-  /** Asks the services that keep data of a user (challenges, passkeys) to drop it. */
-  deleteUserData(projectId: string, userId: string): Promise<void>;
+/**
+ * Ends a user's sessions (the sessions store, composed in server.ts): declared here so that users,
+ * which sessions build on, does not import sessions back.
+ */
+export interface UserSessionEnder {
+  revokeUserSessions(projectId: string, userId: string, reason: 'user_unavailable', now: Date): Promise<number>;
 }
 
 export interface UserDeps {
@@ -14,7 +16,7 @@ export interface UserDeps {
   identifiers: IdentifierStore;
   cleanup: UserCleanup;
   /** Disabling a user ends their sessions. */
-  sessions: Pick<SessionStore, 'revokeUserSessions'>;
+  sessions: UserSessionEnder;
   logger: Logger;
   now: () => Date;
 }

@@ -12,7 +12,7 @@ export type IdentifierStatus = 'pending' | 'primary' | 'verified';
  */
 export type IdentifierSource = 'application' | 'self';
 
-/** The storage-neutral list query the identifiers' list takes (parsed in domain/parseIdentifierListQuery.ts). */
+/** The storage-neutral list query the identifiers' list takes (parsed in domain/identifierListQuery.ts). */
 export type IdentifierField = 'value' | 'type' | 'userId' | 'status';
 export type IdentifierSortField = IdentifierField | 'createdAt';
 

@@ -1,0 +1,46 @@
+/** The signed-in user's details: GET and PATCH /v2/me, and what the SDK's user-details screen may show and edit. */
+import { IDENTIFIER_TYPES, type IdentifierRecord } from '../../users/index.js';
+import type { MeCall, MeDeps } from './meDeps.js';
+import { signedInUser } from './signedInUser.js';
+
+/** GET /v2/me: the signed-in user with their identifiers (oldest first). This service links no social accounts. */
+export interface Me {
+  id: string;
+  fullName: string;
+  identifiers: Array<Pick<IdentifierRecord, 'type' | 'value' | 'status'> & { id: string }>;
+}
+
+export async function getMe(deps: MeDeps, call: MeCall): Promise<Me> {
+  const user = await signedInUser(deps, call);
+  const identifiers = await deps.identifiers.listForUser(call.projectId, user._id);
+  return {
+    id: user._id,
+    fullName: user.fullName ?? '',
+    identifiers: identifiers.map((i) => ({ id: i._id, value: i.value, type: i.type, status: i.status })),
+  };
+}
+
+/**
+ * PATCH /v2/me: the signed-in user sets their full name. It is trimmed; an empty name removes it,
+ * which the user-details config allows (fullNameRequired is false: sign-up takes no name either).
+ */
+export async function updateMyName(deps: MeDeps, call: MeCall, fullName: string): Promise<void> {
+  const user = await signedInUser(deps, call);
+  const name = fullName.trim();
+  // The user was just found; a concurrent account delete may still win, and then there is nothing to name.
+  await deps.users.updateFullName(call.projectId, user._id, name === '' ? undefined : name, deps.now());
+}
+
+/**
+ * GET /v2/user-details-config: what the SDK's user-details screen may show and edit. Projects have
+ * no per-project identifier settings: sign-up accepts an email address, a phone number and a
+ * username, and no full name is required, so every project answers the same.
+ */
+export interface UserDetailsConfig {
+  fullNameRequired: boolean;
+  identifiers: { type: string }[];
+}
+
+export function getUserDetailsConfig(): UserDetailsConfig {
+  return { fullNameRequired: false, identifiers: IDENTIFIER_TYPES.map((type) => ({ type })) };
+}
