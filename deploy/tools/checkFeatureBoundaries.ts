@@ -26,7 +26,7 @@ const LAYERS = ['domain', 'store', 'handlers'];
 /** The shared kernel: layered like a feature, but every feature may import it and it imports none. */
 const KERNEL = 'shared';
 /** Files of ≤ 20 lines allowed before the check fails (was 79 of 219 before #30); lower it as helpers fold into their callers. */
-const SMALL_FILE_CEILING = 39;
+const SMALL_FILE_CEILING = 38;
 const SMALL = 20;
 const reportOnly = process.argv.includes('--report');
 
