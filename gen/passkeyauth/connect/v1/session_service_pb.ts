@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/session_service.proto.
  */
 export const file_passkeyauth_connect_v1_session_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKJAQoLTG9uZ1Nlc3Npb24SJgoPbG9uZ19zZXNzaW9uX2lkGAEgASgJUg1sb25nU2Vzc2lvbklEEhcKB3VzZXJfaWQYAiABKAlSBnVzZXJJRBIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIPCgdleHBpcmVzGAUgASgJIqYBChdMaXN0VXNlclNlc3Npb25zUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIeCgRwYWdlGAIgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgDIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKFAQoYTGlzdFVzZXJTZXNzaW9uc1Jlc3BvbnNlEjoKDWxvbmdfc2Vzc2lvbnMYASADKAsyIy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvbmdTZXNzaW9uEi0KBnBhZ2luZxgCIAEoCzIdLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYWdpbmcijAEKFUdldFVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRCJTChZHZXRVc2VyU2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24iVQoRR2V0U2Vzc2lvblJlcXVlc3QSQAoPbG9uZ19zZXNzaW9uX2lkGAEgASgJQhi6SBVyEzIRXnNlcy1bMC05XXsxLDMwfSRSDWxvbmdTZXNzaW9uSUQiTwoSR2V0U2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24irwEKGFVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRBIeCgZzdGF0dXMYAyABKAlCDrpIC3IJUgdyZXZva2VkIlYKGVVwZGF0ZVVzZXJTZXNzaW9uUmVzcG9uc2USOQoMbG9uZ19zZXNzaW9uGAEgASgLMiMucGFzc2tleWF1dGguY29ubmVjdC52MS5Mb25nU2Vzc2lvbiIQCg5SZWZyZXNoUmVxdWVzdCJsCg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkSFQoNc2Vzc2lvbl90b2tlbhgDIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UyjwgKDlNlc3Npb25TZXJ2aWNlEocBCgdSZWZyZXNoEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUmVmcmVzaFJlc3BvbnNlIiuiuxgnCgRQT1NUEg4vdjIvbWUvcmVmcmVzaBoGYmVhcmVyIgdyZWZyZXNoEo4BCgZMb2dvdXQSJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlcXVlc3QaJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vdjIvbWUvbG9nb3V0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2hAARKoAQoQTGlzdFVzZXJTZXNzaW9ucxIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdFVzZXJTZXNzaW9uc1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RVc2VyU2Vzc2lvbnNSZXNwb25zZSIxorsYLQoDR0VUEh8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zGgViYXNpYxLAAQoOR2V0VXNlclNlc3Npb24SLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJTZXNzaW9uUmVxdWVzdBouLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlclNlc3Npb25SZXNwb25zZSJPorsYSwoDR0VUEi8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhKlAQoKR2V0U2Vzc2lvbhIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0U2Vzc2lvblJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFNlc3Npb25SZXNwb25zZSJAorsYPAoDR0VUEiAvdjIvbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhLLAQoRVXBkYXRlVXNlclNlc3Npb24SMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBoxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclNlc3Npb25SZXNwb25zZSJRorsYTQoFUEFUQ0gSLy92Mi91c2Vycy97dXNlcklEfS9sb25nU2Vzc2lvbnMve2xvbmdTZXNzaW9uSUR9GgViYXNpYyoMbG9uZ19zZXNzaW9uYgZwcm90bzM", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CixwYXNza2V5YXV0aC9jb25uZWN0L3YxL3Nlc3Npb25fc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKJAQoLTG9uZ1Nlc3Npb24SJgoPbG9uZ19zZXNzaW9uX2lkGAEgASgJUg1sb25nU2Vzc2lvbklEEhcKB3VzZXJfaWQYAiABKAlSBnVzZXJJRBIYChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIPCgdleHBpcmVzGAUgASgJIqYBChdMaXN0VXNlclNlc3Npb25zUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIeCgRwYWdlGAIgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgDIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKFAQoYTGlzdFVzZXJTZXNzaW9uc1Jlc3BvbnNlEjoKDWxvbmdfc2Vzc2lvbnMYASADKAsyIy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvbmdTZXNzaW9uEi0KBnBhZ2luZxgCIAEoCzIdLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYWdpbmcijAEKFUdldFVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRCJTChZHZXRVc2VyU2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24iVQoRR2V0U2Vzc2lvblJlcXVlc3QSQAoPbG9uZ19zZXNzaW9uX2lkGAEgASgJQhi6SBVyEzIRXnNlcy1bMC05XXsxLDMwfSRSDWxvbmdTZXNzaW9uSUQiTwoSR2V0U2Vzc2lvblJlc3BvbnNlEjkKDGxvbmdfc2Vzc2lvbhgBIAEoCzIjLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTG9uZ1Nlc3Npb24irwEKGFVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJACg9sb25nX3Nlc3Npb25faWQYAiABKAlCGLpIFXITMhFec2VzLVswLTldezEsMzB9JFINbG9uZ1Nlc3Npb25JRBIeCgZzdGF0dXMYAyABKAlCDrpIC3IJUgdyZXZva2VkIlYKGVVwZGF0ZVVzZXJTZXNzaW9uUmVzcG9uc2USOQoMbG9uZ19zZXNzaW9uGAEgASgLMiMucGFzc2tleWF1dGguY29ubmVjdC52MS5Mb25nU2Vzc2lvbiKgAQoYQ3JlYXRlVXNlclNlc3Npb25SZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEisKCGFwcF90eXBlGAIgASgJQhm6SBZyFFIFZW1wdHlSA3dlYlIGbmF0aXZlEiQKEGlkZW50aWZpZXJfdmFsdWUYAyABKAlCCrpIB3IFEAEYwAIiVgoZQ3JlYXRlVXNlclNlc3Npb25SZXNwb25zZRI5Cgxsb25nX3Nlc3Npb24YASABKAsyIy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvbmdTZXNzaW9uItkBChlDcmVhdGVTaG9ydFNlc3Npb25SZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEkAKD2xvbmdfc2Vzc2lvbl9pZBgCIAEoCUIYukgVchMyEV5zZXMtWzAtOV17MSwzMH0kUg1sb25nU2Vzc2lvbklEEisKCGFwcF90eXBlGAMgASgJQhm6SBZyFFIFZW1wdHlSA3dlYlIGbmF0aXZlEhoKBmlzc3VlchgEIAEoCUIKukgHcgUQARiAECIrChpDcmVhdGVTaG9ydFNlc3Npb25SZXNwb25zZRINCgV2YWx1ZRgBIAEoCSIQCg5SZWZyZXNoUmVxdWVzdCJsCg9SZWZyZXNoUmVzcG9uc2USFQoNc2hvcnRfc2Vzc2lvbhgBIAEoCRIUCgxsb25nX3Nlc3Npb24YAiABKAkSFQoNc2Vzc2lvbl90b2tlbhgDIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UynAsKDlNlc3Npb25TZXJ2aWNlEocBCgdSZWZyZXNoEiYucGFzc2tleWF1dGguY29ubmVjdC52MS5SZWZyZXNoUmVxdWVzdBonLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuUmVmcmVzaFJlc3BvbnNlIiuiuxgnCgRQT1NUEg4vdjIvbWUvcmVmcmVzaBoGYmVhcmVyIgdyZWZyZXNoEo4BCgZMb2dvdXQSJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlcXVlc3QaJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ291dFJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vdjIvbWUvbG9nb3V0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2hAARKoAQoQTGlzdFVzZXJTZXNzaW9ucxIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdFVzZXJTZXNzaW9uc1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RVc2VyU2Vzc2lvbnNSZXNwb25zZSIxorsYLQoDR0VUEh8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zGgViYXNpYxLAAQoOR2V0VXNlclNlc3Npb24SLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJTZXNzaW9uUmVxdWVzdBouLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlclNlc3Npb25SZXNwb25zZSJPorsYSwoDR0VUEi8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhKlAQoKR2V0U2Vzc2lvbhIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0U2Vzc2lvblJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFNlc3Npb25SZXNwb25zZSJAorsYPAoDR0VUEiAvdjIvbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfRoFYmFzaWMqDGxvbmdfc2Vzc2lvbhLLAQoRVXBkYXRlVXNlclNlc3Npb24SMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJTZXNzaW9uUmVxdWVzdBoxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclNlc3Npb25SZXNwb25zZSJRorsYTQoFUEFUQ0gSLy92Mi91c2Vycy97dXNlcklEfS9sb25nU2Vzc2lvbnMve2xvbmdTZXNzaW9uSUR9GgViYXNpYyoMbG9uZ19zZXNzaW9uEroBChFDcmVhdGVVc2VyU2Vzc2lvbhIwLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlVXNlclNlc3Npb25SZXF1ZXN0GjEucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVVc2VyU2Vzc2lvblJlc3BvbnNlIkCiuxg8CgRQT1NUEh8vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zGgViYXNpYyoMbG9uZ19zZXNzaW9uEs0BChJDcmVhdGVTaG9ydFNlc3Npb24SMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVNob3J0U2Vzc2lvblJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVNob3J0U2Vzc2lvblJlc3BvbnNlIlCiuxhMCgRQT1NUEj0vdjIvdXNlcnMve3VzZXJJRH0vbG9uZ1Nlc3Npb25zL3tsb25nU2Vzc2lvbklEfS9zaG9ydFNlc3Npb25zGgViYXNpY2IGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
 
 /**
  * LongSession is the reference longSession: a session of a signed-in user.
@@ -37,7 +37,8 @@ export type LongSession = Message<"passkeyauth.connect.v1.LongSession"> & {
   userId: string;
 
   /**
-   * The user's primary login identifier, else their oldest one ("" for a user without any).
+   * The identifier the application named when it created the session; for a session started by a
+   * sign-in, the user's primary login identifier, else their oldest one ("" for a user without any).
    *
    * @generated from field: string identifier_value = 3;
    */
@@ -277,6 +278,126 @@ export const UpdateUserSessionResponseSchema: GenMessage<UpdateUserSessionRespon
   messageDesc(file_passkeyauth_connect_v1_session_service, 8);
 
 /**
+ * CreateUserSessionRequest is the reference longSessionCreateReq.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateUserSessionRequest
+ */
+export type CreateUserSessionRequest = Message<"passkeyauth.connect.v1.CreateUserSessionRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The kind of application that will hold the session (recorded with it).
+   *
+   * @generated from field: string app_type = 2;
+   */
+  appType: string;
+
+  /**
+   * The login identifier the application authenticated the user by: one of the user's identifiers.
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateUserSessionRequest.
+ * Use `create(CreateUserSessionRequestSchema)` to create a new message.
+ */
+export const CreateUserSessionRequestSchema: GenMessage<CreateUserSessionRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 9);
+
+/**
+ * CreateUserSessionResponse carries the new session.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateUserSessionResponse
+ */
+export type CreateUserSessionResponse = Message<"passkeyauth.connect.v1.CreateUserSessionResponse"> & {
+  /**
+   * The session (status "active").
+   *
+   * @generated from field: passkeyauth.connect.v1.LongSession long_session = 1;
+   */
+  longSession?: LongSession | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateUserSessionResponse.
+ * Use `create(CreateUserSessionResponseSchema)` to create a new message.
+ */
+export const CreateUserSessionResponseSchema: GenMessage<CreateUserSessionResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 10);
+
+/**
+ * CreateShortSessionRequest is the reference shortSessionCreateReq for a user's session.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateShortSessionRequest
+ */
+export type CreateShortSessionRequest = Message<"passkeyauth.connect.v1.CreateShortSessionRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The session's ID (path parameter).
+   *
+   * @generated from field: string long_session_id = 2 [json_name = "longSessionID"];
+   */
+  longSessionId: string;
+
+  /**
+   * The kind of application that asks (checked, not recorded: the token is not stored).
+   *
+   * @generated from field: string app_type = 3;
+   */
+  appType: string;
+
+  /**
+   * The token's issuer: must be the project's frontend API URL, the "iss" every session token of
+   * the project carries (verifiers check it).
+   *
+   * @generated from field: string issuer = 4;
+   */
+  issuer: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateShortSessionRequest.
+ * Use `create(CreateShortSessionRequestSchema)` to create a new message.
+ */
+export const CreateShortSessionRequestSchema: GenMessage<CreateShortSessionRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 11);
+
+/**
+ * CreateShortSessionResponse is the reference shortSession.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateShortSessionResponse
+ */
+export type CreateShortSessionResponse = Message<"passkeyauth.connect.v1.CreateShortSessionResponse"> & {
+  /**
+   * The session token (ES256 JWT of the project).
+   *
+   * @generated from field: string value = 1;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateShortSessionResponse.
+ * Use `create(CreateShortSessionResponseSchema)` to create a new message.
+ */
+export const CreateShortSessionResponseSchema: GenMessage<CreateShortSessionResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_session_service, 12);
+
+/**
  * RefreshRequest has no fields: the refresh token is the bearer credential.
  *
  * @generated from message passkeyauth.connect.v1.RefreshRequest
@@ -289,7 +410,7 @@ export type RefreshRequest = Message<"passkeyauth.connect.v1.RefreshRequest"> & 
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 13);
 
 /**
  * RefreshResponse is the reference meRefreshRsp plus the rotated refresh token.
@@ -331,7 +452,7 @@ export type RefreshResponse = Message<"passkeyauth.connect.v1.RefreshResponse"> 
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 14);
 
 /**
  * LogoutRequest has no fields.
@@ -346,7 +467,7 @@ export type LogoutRequest = Message<"passkeyauth.connect.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 11);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 15);
 
 /**
  * LogoutResponse is empty (the gateway answers 204).
@@ -361,7 +482,7 @@ export type LogoutResponse = Message<"passkeyauth.connect.v1.LogoutResponse"> & 
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_session_service, 12);
+  messageDesc(file_passkeyauth_connect_v1_session_service, 16);
 
 /**
  * SessionService keeps the sessions of signed-in users: a short-lived session token (ES256 JWT)
@@ -432,6 +553,27 @@ export const SessionService: GenService<{
     methodKind: "unary";
     input: typeof UpdateUserSessionRequestSchema;
     output: typeof UpdateUserSessionResponseSchema;
+  },
+  /**
+   * Starts a session for a user the application itself authenticated (reference LongSessionCreate).
+   * No refresh token exists for it: the application renews it through CreateShortSession.
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.CreateUserSession
+   */
+  createUserSession: {
+    methodKind: "unary";
+    input: typeof CreateUserSessionRequestSchema;
+    output: typeof CreateUserSessionResponseSchema;
+  },
+  /**
+   * Issues a session token for an active session of the user (reference ShortSessionCreate).
+   *
+   * @generated from rpc passkeyauth.connect.v1.SessionService.CreateShortSession
+   */
+  createShortSession: {
+    methodKind: "unary";
+    input: typeof CreateShortSessionRequestSchema;
+    output: typeof CreateShortSessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_passkeyauth_connect_v1_session_service, 0);

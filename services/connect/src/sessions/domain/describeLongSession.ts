@@ -38,7 +38,10 @@ export function longSessionStatusOf(session: SessionRecord, project: ProjectReco
   return 'active';
 }
 
-/** The reference's identifierValue: the user's primary identifier, else their oldest one. */
+/**
+ * The reference's identifierValue of a session started by a sign-in: the user's primary identifier,
+ * else their oldest one (a session the application created shows the identifier it named).
+ */
 export function sessionIdentifierValue(identifiers: readonly IdentifierRecord[]): string {
   return (identifiers.find((i) => i.status === 'primary') ?? identifiers[0])?.value ?? '';
 }
@@ -47,7 +50,7 @@ export function describeLongSession(session: SessionRecord, project: ProjectReco
   return {
     longSessionId: session._id,
     userId: session.userId,
-    identifierValue: sessionIdentifierValue(identifiers),
+    identifierValue: session.identifierValue ?? sessionIdentifierValue(identifiers),
     status: longSessionStatusOf(session, project, now),
     expires: session.expiresAt.toISOString(),
   };

@@ -53,7 +53,8 @@ export async function revokeUserSession(deps: Deps, input: { projectId: string; 
   return getUserSession(deps, input);
 }
 
-async function findOwnSession(deps: Deps, projectId: string, sessionId: string, userId: string | undefined): Promise<SessionRecord> {
+/** The session, if it is in the project and (when named) the user's; else 404 session_not_found. */
+export async function findOwnSession(deps: Deps, projectId: string, sessionId: string, userId: string | undefined): Promise<SessionRecord> {
   const session = await deps.sessions.findSession(projectId, sessionId);
   // Guard: in this project (the query is scoped by it) and, when a user is named, that user's.
   if (!session || (userId !== undefined && session.userId !== userId)) {

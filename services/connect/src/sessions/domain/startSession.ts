@@ -13,7 +13,7 @@ import { newId } from '../../../../runtime/ids.js';
 import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { IdentifierRecord, UserRecord } from '../../users/index.js';
-import { getProject, keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf, type ProjectSigner } from '../../projects/index.js';
+import { getProject, keepMaxLifetimeOf, refreshLifetimeOf, refreshRotationOf, sessionLifetimeOf, type ProjectRecord, type ProjectSigner } from '../../projects/index.js';
 import { generateRefreshToken, hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { signSessionToken } from './signSessionToken.js';
@@ -55,8 +55,7 @@ export async function startSession(deps: SessionDeps, input: StartSessionInput):
   // Guard: callers start sessions right after authenticating the user, so a missing one was deleted in between.
   if (!user) throw failedPrecondition('user_not_found', `user ${input.userId} does not exist in project ${project._id}`);
   const now = deps.now();
-  const kept = refreshRotationOf(project) === 'keep';
-  const lifetime = input.withRefreshToken ? Math.min(refreshLifetimeOf(project), kept ? keepMaxLifetimeOf(project) : Infinity) : sessionLifetimeOf(project);
+  const lifetime = input.withRefreshToken ? renewableSessionLifetimeOf(project) : sessionLifetimeOf(project);
   const session: SessionRecord = {
     _id: newId('ses'),
     projectId: project._id,
@@ -86,4 +85,13 @@ export async function startSession(deps: SessionDeps, input: StartSessionInput):
     ...(known ? { identifiers: known.identifiers, signer: known.signer } : {}),
   });
   return { sessionId: session._id, sessionToken: signed.sessionToken, ...(refreshToken ? { refreshToken } : {}), expiresAt: signed.expiresAt };
+}
+
+/**
+ * Seconds a session that can be renewed lasts (by its refresh token, or by the application through
+ * the backend API's short sessions): the refresh lifetime, under rotation "keep" at most the maximum lifetime.
+ */
+export function renewableSessionLifetimeOf(project: ProjectRecord): number {
+  const kept = refreshRotationOf(project) === 'keep';
+  return Math.min(refreshLifetimeOf(project), kept ? keepMaxLifetimeOf(project) : Infinity);
 }

@@ -1,10 +1,12 @@
 /**
  * SessionService RPCs (frontend /v2/me/refresh and /v2/me/logout; backend /v2/users/{userID}/longSessions…
- * and /v2/longSessions/{id}): proto ⇄ domain mapping only.
+ * (list, create, get, revoke, short sessions) and /v2/longSessions/{id}): proto ⇄ domain mapping only.
  */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
+  CreateShortSessionResponseSchema,
+  CreateUserSessionResponseSchema,
   GetSessionResponseSchema,
   GetUserSessionResponseSchema,
   ListUserSessionsResponseSchema,
@@ -15,7 +17,9 @@ import {
 } from '../../../../../gen/passkeyauth/connect/v1/session_service_pb.js';
 import { projectOf, refreshTokenKey, tokenKindKey, tokenSessionIdKey } from '../../../../runtime/context.js';
 import { unauthenticated } from '../../../../runtime/errors.js';
+import { createLongSession } from '../domain/createLongSession.js';
 import { endSession } from '../domain/endSession.js';
+import { issueShortSession } from '../domain/issueShortSession.js';
 import { getUserSession, listUserSessions, revokeUserSession } from '../domain/manageUserSessions.js';
 import { refreshSession } from '../domain/refreshSession.js';
 import type { SessionDeps } from '../domain/sessionDeps.js';
@@ -59,6 +63,14 @@ export function sessionServiceImpl(deps: SessionDeps): ServiceImpl<typeof Sessio
       // The validation rules allow only "revoked".
       const longSession = await revokeUserSession(deps, { projectId: projectOf(ctx), userId: req.userId, sessionId: req.longSessionId });
       return create(UpdateUserSessionResponseSchema, { longSession });
+    },
+    async createUserSession(req, ctx) {
+      const longSession = await createLongSession(deps, { projectId: projectOf(ctx), userId: req.userId, appType: req.appType, identifierValue: req.identifierValue });
+      return create(CreateUserSessionResponseSchema, { longSession });
+    },
+    async createShortSession(req, ctx) {
+      const shortSession = await issueShortSession(deps, { projectId: projectOf(ctx), userId: req.userId, sessionId: req.longSessionId, issuer: req.issuer });
+      return create(CreateShortSessionResponseSchema, shortSession);
     },
   };
 }

@@ -33,7 +33,17 @@ export interface SessionRecord {
    * before it was recorded, which count from createdAt (the same moment for them).
    */
   authenticatedAt?: Date;
-  /** The last refresh, or use of a kept refresh token on /v2/me/* (creation until the first). */
+  /**
+   * Who proved the user's identity at authenticatedAt: absent, this service (a sign-up, login or
+   * connect login ceremony); "application", the application's server, which created the session
+   * through the backend API (POST /v2/users/{userID}/longSessions) after its own login.
+   */
+  vouchedBy?: 'application';
+  /** Sessions the application created: the login identifier it named, shown as the long session's identifierValue. */
+  identifierValue?: string;
+  /** Sessions the application created: the reference's appType it named (empty, web, native); recorded for audits. */
+  appType?: string;
+  /** The last refresh, use of a kept refresh token on /v2/me/*, or short session the application asked for (creation until the first). */
   lastUsedAt: Date;
   /** Absolute end: creation plus the refresh lifetime; refreshing never extends it. */
   expiresAt: Date;
