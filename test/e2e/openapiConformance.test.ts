@@ -217,7 +217,7 @@ describe('recorded answers of the backend API match its document', () => {
     expect(deleted.status).toBe(200);
   });
 
-  it('long sessions: list, get (by user and by ID), revoke; user update', async () => {
+  it('long sessions: list, get (by user and by ID), revoke, create, short session; user update', async () => {
     const token = await sessionFor(userID);
     const sid = decodeJwt(token).sid as string;
     const listed = await call('backend', 'GET', '/v2/users/{userID}/longSessions', { params: { userID }, query: '?page=1&pageSize=5' });
@@ -227,6 +227,13 @@ describe('recorded answers of the backend API match its document', () => {
     const revoked = await call('backend', 'PATCH', '/v2/users/{userID}/longSessions/{longSessionID}', { params: { userID, longSessionID: sid }, body: { status: 'revoked' } });
     expect({ status: revoked.status, session: json(revoked).status }).toEqual({ status: 200, session: 'revoked' });
     expect((await call('backend', 'GET', '/v2/longSessions/{longSessionID}', { params: { longSessionID: 'ses-1' } })).status).toBe(404);
+    const created = await call('backend', 'POST', '/v2/users/{userID}/longSessions', { params: { userID }, body: { appType: 'web', identifierValue: 'ada@example.com' } });
+    expect({ status: created.status, session: json(created).status }).toEqual({ status: 200, session: 'active' });
+    const short = await call('backend', 'POST', '/v2/users/{userID}/longSessions/{longSessionID}/shortSessions', {
+      params: { userID, longSessionID: json(created).longSessionID },
+      body: { appType: 'web', issuer: project.frontendApiUrl },
+    });
+    expect({ status: short.status, sid: decodeJwt(json(short).value as string).sid }).toEqual({ status: 200, sid: json(created).longSessionID });
     const renamed = await call('backend', 'PATCH', '/v2/users/{userID}', { params: { userID }, body: { fullName: 'Ada King' } });
     expect({ status: renamed.status, fullName: json(renamed).fullName }).toEqual({ status: 200, fullName: 'Ada King' });
   });
