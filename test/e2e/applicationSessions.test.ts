@@ -4,10 +4,12 @@
  * session verifies against the project's JWKS (jose) and works on /v2/me (also on a sensitive
  * action, since the application's session counts as an authentication at its creation); revoking
  * the long session refuses both; bad input is a 400 naming the field, another project's objects 404,
- * a disabled user gets no session.
+ * a disabled user gets no session. The published Node SDK's generated SessionsApi calls the routes too.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The published Node SDK's generated backend client (its package exports only SDK and Config): the reference's own request shapes.
+import { Configuration, SessionsApi } from '../../node_modules/@corbado/node-sdk/esm/generated/index.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -129,5 +131,17 @@ describe('sessions the application creates', () => {
     expectError(await back('POST', `/v2/users/${userID}/longSessions`, { appType: 'web', identifierValue: 'app-disabled@example.com' }), 409, 'user_disabled');
     expectError(await back('POST', shortSessionPath(userID, longSessionID), { appType: 'web', issuer: project.frontendApiUrl }), 409, 'user_disabled');
     expect((await back('GET', `/v2/longSessions/${longSessionID}`)).body.status).toBe('revoked');
+  });
+
+  it('the Node SDK\'s generated SessionsApi creates a long session and a short session, and revokes it', async () => {
+    const userID = await newUser('app-sdk@example.com');
+    const api = new SessionsApi(new Configuration({ username: project.projectID, password: project.apiSecret, basePath: `${stack.backendUrl}/v2` }));
+    const long = (await api.longSessionCreate(userID, { appType: 'web', identifierValue: 'app-sdk@example.com' })).data;
+    expect(long).toMatchObject({ userID, identifierValue: 'app-sdk@example.com', status: 'active' });
+    const short = (await api.shortSessionCreate(userID, long.longSessionID, { appType: 'web', issuer: project.frontendApiUrl })).data;
+    expect((await front('GET', '/v2/me', short.value)).status).toBe(200);
+    expect((await api.longSessionUpdate(userID, long.longSessionID, { status: 'revoked' })).data.status).toBe('revoked');
+    expect((await api.userLongSessionGet(userID, long.longSessionID)).data.status).toBe('revoked');
+    await expect(api.shortSessionCreate(userID, long.longSessionID, { appType: 'web', issuer: project.frontendApiUrl })).rejects.toMatchObject({ response: { status: 409 } });
   });
 });
