@@ -14,7 +14,9 @@ export const ceremonyIndexes: IndexPlan = {
     // Finishes look sessions up by challenge; a challenge is never issued twice.
     { key: { challenge: 1 }, name: 'challenge_unique', unique: true },
     { key: { projectId: 1, userId: 1 }, name: 'project_user' },
-    // Expired sessions are swept; expiry is also part of every consuming query.
+    // The user's challenge list (backend API), in creation order.
+    { key: { projectId: 1, userId: 1, createdAt: 1 }, name: 'project_user_created' },
+    // Expired sessions (and used ones, after their memory) are swept; expiry is also part of every consuming query.
     { key: { expiresAt: 1 }, name: 'expiry_ttl', expireAfterSeconds: 0 },
   ],
   [WEBAUTHN_USERS]: [{ key: { projectId: 1, userId: 1 }, name: 'project_user_unique', unique: true }],
