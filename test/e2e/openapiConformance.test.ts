@@ -277,6 +277,27 @@ describe('recorded answers of the backend API match its document', () => {
     expect(list.status).toBe(200);
   });
 
+  it('passkey events: create (with and without expires), list, delete; passkey challenges: list, mark consumed', async () => {
+    const created = await call('backend', 'POST', '/v2/users/{userID}/passkeyEvents', {
+      params: { userID },
+      body: { eventType: 'user-login-blacklisted', expires: Math.floor(Date.now() / 1000) + 600, processID: 'proc-openapi', clientEnvID: 'ceh-1', credentialID: 'cre-1' },
+    });
+    expect(created.status).toBe(200);
+    expect((await call('backend', 'POST', '/v2/users/{userID}/passkeyEvents', { params: { userID }, body: { eventType: 'login-error' } })).status).toBe(200);
+    const events = await call('backend', 'GET', '/v2/users/{userID}/passkeyEvents', { params: { userID }, query: `?filter[]=${encodeURIComponent('eventType:eq:login-error')}&sort=created:desc&page=1&pageSize=10` });
+    expect({ status: events.status, total: json(events).paging.totalItems }).toEqual({ status: 200, total: 1 });
+    const deleted = await call('backend', 'DELETE', '/v2/users/{userID}/passkeyEvents/{passkeyEventID}', { params: { userID, passkeyEventID: json(created).passkeyEventID } });
+    expect(deleted.status).toBe(200);
+    const challenges = await call('backend', 'GET', '/v2/users/{userID}/passkeyChallenges', { params: { userID }, query: '?page=1&pageSize=10' });
+    expect(challenges.status).toBe(200);
+    const pending = (json(challenges).passkeyChallenges as Array<{ challengeID: string; status: string }>).find((c) => c.status === 'pending')!;
+    const consumed = await call('backend', 'PATCH', '/v2/users/{userID}/passkeyChallenges/{passkeyChallengeID}', {
+      params: { userID, passkeyChallengeID: pending.challengeID },
+      body: { status: 'consumed' },
+    });
+    expect({ status: consumed.status, challenge: json(consumed).status }).toEqual({ status: 200, challenge: 'consumed' });
+  });
+
   it('errors: 400 (validation, bad JSON, bad path parameter), 401, 404, 405, 415', async () => {
     const b1 = '/v2/users/{userID}/challenges';
     const invalid = await call('backend', 'POST', b1, { params: { userID }, body: { challengeType: 'carrier_pigeon', identifierValue: 'ada@example.com', clientInformation: backendClientInformation } });

@@ -45,7 +45,8 @@ try {
   const projectClient = serviceClient(ProjectService, config.connectUrl, callerToken);
   const projects = rpcProjectDirectory(projectClient);
   // Events are written in the background, each expiring after its project's retention.
-  const insights = createInsightsService(createInsightsStores(store.db), { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
+  const insightsStores = createInsightsStores(store.db);
+  const insights = createInsightsService(insightsStores, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },
@@ -61,6 +62,7 @@ try {
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
     insights,
+    passkeyEvents: insightsStores.users,
     aaguids,
     now: () => new Date(),
   });

@@ -31,6 +31,7 @@ import type {
 import { ceremonyRoutes } from '../src/server.js';
 import { mongoCredentialStore } from '../src/store/credentials.js';
 import { ceremonyIndexes } from '../src/store/indexes.js';
+import { createInsightsStores } from '../src/store/insightsStores.js';
 import { mongoSessionStore } from '../src/store/sessions.js';
 import { mongoWebauthnUserStore } from '../src/store/webauthnUsers.js';
 
@@ -150,6 +151,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
     insights,
+    passkeyEvents: createInsightsStores(store.db).users,
     aaguids: createAaguidCatalog(),
     logger: silent,
     now: clock.now,

@@ -19,7 +19,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/ceremony/v1/ceremony_service.proto.
  */
 export const file_passkeyauth_ceremony_v1_ceremony_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci5wYXNza2V5YXV0aC9jZXJlbW9ueS92MS9jZXJlbW9ueV9zZXJ2aWNlLnByb3RvEhdwYXNza2V5YXV0aC5jZXJlbW9ueS52MSKaAQoRUGFzc2tleUludGVsRmxhZ3MSHAoUZm9yY2VfcGFzc2tleV9hcHBlbmQYASABKAgSGwoTYXNrX2Zvcl9hdXRvX2FwcGVuZBgCIAEoCBIiChphc2tfZm9yX2NvbmRpdGlvbmFsX2NyZWF0ZRgDIAEoCBImChVhc2tfZm9yX2luX2FwcF9hcHBlbmQYBCABKAlCB7pIBHICGEAiLgoMRGV0ZWN0aW9uVGFnEhAKCGNhdGVnb3J5GAEgASgJEgwKBG5hbWUYAiABKAkimwIKC0hpc3RvcnlEYXRhEhUKDWRlZmF1bHRfY291bnQYASABKAUSGQoRYWZ0ZXJfZXJyb3JfY291bnQYAiABKAUSGgoSYWZ0ZXJfaHlicmlkX2NvdW50GAMgASgFEhIKCmF1dG9fY291bnQYBCABKAUSGAoQZGVmYXVsdF9jb29sZG93bhgFIAEoCBIcChRhZnRlcl9lcnJvcl9jb29sZG93bhgGIAEoCBIdChVhZnRlcl9oeWJyaWRfY29vbGRvd24YByABKAgSFQoNYXV0b19jb29sZG93bhgIIAEoCBIjChtjb25kaXRpb25hbF9jcmVhdGVfY29vbGRvd24YCSABKAgSFwoPaW5fYXBwX2Nvb2xkb3duGAogASgIItIBChFEZXRlY3Rpb25JbnNpZ2h0cxIzCgR0YWdzGAEgAygLMiUucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGV0ZWN0aW9uVGFnEhYKDmNyZWRlbnRpYWxfaWRzGAIgAygJEhYKDmNsaWVudF9lbnZfaWRzGAMgAygJEhwKFHBhc3N3b3JkX21hbmFnZXJfaWRzGAQgAygJEjoKDGhpc3RvcnlfZGF0YRgFIAEoCzIkLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkhpc3RvcnlEYXRhIqYBChZBcHBlbmREZWNpc2lvbkluc2lnaHRzEgsKA3RhZxgBIAEoCRIdChVpc19yZXN0cmljdGVkX2Jyb3dzZXIYAiABKAgSDwoHdmFyaWFudBgDIAEoCRIMCgRhdXRvGAQgASgIEhMKC2NvbmRpdGlvbmFsGAUgASgIEiwKC2N1c3RvbV9kYXRhGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKJAQoVTG9naW5EZWNpc2lvbkluc2lnaHRzEgsKA3RhZxgBIAEoCRIoChBpc19jZGFfY2FuZGlkYXRlGAIgASgIUg5pc0NEQUNhbmRpZGF0ZRITCgtleHBlcmltZW50cxgDIAMoCRIkChxwcmVmZXJfaW1tZWRpYXRlbHlfYXZhaWxhYmxlGAQgASgIItQCChJTdGFydEFwcGVuZFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSKQoKcHJvY2Vzc19pZBgCIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEhwKCHVzZXJuYW1lGAMgASgJQgq6SAdyBRABGIACElMKEmNsaWVudF9pbmZvcm1hdGlvbhgEIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARJPChNwYXNza2V5X2ludGVsX2ZsYWdzGAUgASgLMioucGFzc2tleWF1dGguY2VyZW1vbnkudjEuUGFzc2tleUludGVsRmxhZ3NCBrpIA8gBARIcCglzaXR1YXRpb24YBiABKAlCCbpIBnIEEAEYQCLcAQoTU3RhcnRBcHBlbmRSZXNwb25zZRIUCgxhcHBlbmRfYWxsb3cYASABKAgSGwoTYXR0ZXN0YXRpb25fb3B0aW9ucxgCIAEoCRJGChJkZXRlY3Rpb25faW5zaWdodHMYAyABKAsyKi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZXRlY3Rpb25JbnNpZ2h0cxJKChFkZWNpc2lvbl9pbnNpZ2h0cxgEIAEoCzIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkFwcGVuZERlY2lzaW9uSW5zaWdodHMi1gIKE0ZpbmlzaEFwcGVuZFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSKQoKcHJvY2Vzc19pZBgCIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEikKFGF0dGVzdGF0aW9uX3Jlc3BvbnNlGAMgASgJQgu6SAhyBhABGICABBIrCgt0cmFja2luZ19pZBgEIAEoCUIKukgHcgUQARiAAVIKdHJhY2tpbmdJRBJTChJjbGllbnRfaW5mb3JtYXRpb24YBSABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQESHgoRc2VuZF9ub3RpZmljYXRpb24YBiABKAhIAIgBAUIUChJfc2VuZF9ub3RpZmljYXRpb24iUAoURmluaXNoQXBwZW5kUmVzcG9uc2USOAoMcGFzc2tleV9kYXRhGAEgASgLMiIucGFzc2tleWF1dGguY29tbW9uLnYxLlBhc3NrZXlEYXRhIpkCChFTdGFydExvZ2luUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJTChJjbGllbnRfaW5mb3JtYXRpb24YAiABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQESUQokY3Jvc3NfZGV2aWNlX2F1dGhlbnRpY2F0aW9uX3N0cmF0ZWd5GAMgASgJQiO6SCByHlIIc3RhbmRhcmRSCG1pbmltaXplUghtYXhpbWl6ZRIpCgpwcm9jZXNzX2lkGAQgASgJQgq6SAdyBRABGIAQUglwcm9jZXNzSUQi1wEKElN0YXJ0TG9naW5SZXNwb25zZRITCgtsb2dpbl9hbGxvdxgBIAEoCBIZChFhc3NlcnRpb25fb3B0aW9ucxgCIAEoCRJGChJkZXRlY3Rpb25faW5zaWdodHMYAyABKAsyKi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZXRlY3Rpb25JbnNpZ2h0cxJJChFkZWNpc2lvbl9pbnNpZ2h0cxgEIAEoCzIuLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkxvZ2luRGVjaXNpb25JbnNpZ2h0cyLmAgoSRmluaXNoTG9naW5SZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEicKEmFzc2VydGlvbl9yZXNwb25zZRgCIAEoCUILukgIcgYQARiAgAQSKQoKcHJvY2Vzc19pZBgDIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEi4KC3RyYWNraW5nX2lkGAQgASgJQgi6SAVyAxiAAUgAUgp0cmFja2luZ0lEiAEBElMKEmNsaWVudF9pbmZvcm1hdGlvbhgFIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIeChFzaWduX3Bhc3NrZXlfZGF0YRgGIAEoCEgBiAEBQg4KDF90cmFja2luZ19pZEIUChJfc2lnbl9wYXNza2V5X2RhdGEiiQEKE0ZpbmlzaExvZ2luUmVzcG9uc2USOAoMcGFzc2tleV9kYXRhGAEgASgLMiIucGFzc2tleWF1dGguY29tbW9uLnYxLlBhc3NrZXlEYXRhEiAKE3NpZ25lZF9wYXNza2V5X2RhdGEYAiABKAlIAIgBAUIWChRfc2lnbmVkX3Bhc3NrZXlfZGF0YSKrAQoVU3RhcnRNZWRpYXRpb25SZXF1ZXN0ElMKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIuCgpwcm9jZXNzX2lkGAIgASgJQgq6SAdyBRABGIAQSABSCXByb2Nlc3NJRIgBAUINCgtfcHJvY2Vzc19pZCJIChZTdGFydE1lZGlhdGlvblJlc3BvbnNlEhMKC2xvZ2luX2FsbG93GAEgASgIEhkKEWFzc2VydGlvbl9vcHRpb25zGAIgASgJIqQCChZGaW5pc2hNZWRpYXRpb25SZXF1ZXN0EicKEmFzc2VydGlvbl9yZXNwb25zZRgBIAEoCUILukgIcgYQARiAgAQSUwoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMi8ucGFzc2tleWF1dGguY29tbW9uLnYxLkJhY2tlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBEikKCnByb2Nlc3NfaWQYAyABKAlCCrpIB3IFEAEYgBBSCXByb2Nlc3NJRBIrCgt0cmFja2luZ19pZBgEIAEoCUIKukgHcgUQARiAAVIKdHJhY2tpbmdJRBIeChFzaWduX3Bhc3NrZXlfZGF0YRgFIAEoCEgAiAEBQhQKEl9zaWduX3Bhc3NrZXlfZGF0YSIeCg5NZWRpYXRpb25FcnJvchIMCgR0eXBlGAEgASgJIsUBChdGaW5pc2hNZWRpYXRpb25SZXNwb25zZRI4CgxwYXNza2V5X2RhdGEYASABKAsyIi5wYXNza2V5YXV0aC5jb21tb24udjEuUGFzc2tleURhdGESIAoTc2lnbmVkX3Bhc3NrZXlfZGF0YRgCIAEoCUgAiAEBEjYKBWVycm9yGAMgASgLMicucGFzc2tleWF1dGguY2VyZW1vbnkudjEuTWVkaWF0aW9uRXJyb3JCFgoUX3NpZ25lZF9wYXNza2V5X2RhdGEi8wIKCkNyZWRlbnRpYWwSCgoCaWQYASABKAkSIwoNY3JlZGVudGlhbF9pZBgCIAEoCVIMY3JlZGVudGlhbElEEhgKEGF0dGVzdGF0aW9uX3R5cGUYAyABKAkSEQoJdHJhbnNwb3J0GAQgAygJEhcKD2JhY2t1cF9lbGlnaWJsZRgFIAEoCBIUCgxiYWNrdXBfc3RhdGUYBiABKAgSMQoUYXV0aGVudGljYXRvcl9hYWd1aWQYByABKAlSE2F1dGhlbnRpY2F0b3JBQUdVSUQSGwoJc291cmNlX29zGAggASgJUghzb3VyY2VPUxIWCg5zb3VyY2VfYnJvd3NlchgJIAEoCRIRCglsYXN0X3VzZWQYCiABKAkSDwoHY3JlYXRlZBgLIAEoCRIOCgZzdGF0dXMYDCABKAkSPAoOYWFndWlkX2RldGFpbHMYDSABKAsyJC5wYXNza2V5YXV0aC5jb21tb24udjEuQWFndWlkRGV0YWlscyK8AQoWTGlzdENyZWRlbnRpYWxzUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIVCgRzb3J0GAIgASgJQge6SARyAhhAEh4KBHBhZ2UYAyABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAQgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIoIBChdMaXN0Q3JlZGVudGlhbHNSZXNwb25zZRI4CgtjcmVkZW50aWFscxgBIAMoCzIjLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkNyZWRlbnRpYWwSLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZyKLAQoXRGVsZXRlQ3JlZGVudGlhbFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoNY3JlZGVudGlhbF9pZBgCIAEoCUIYukgVchMyEV5jcmUtWzAtOV17MSwzMH0kUgxjcmVkZW50aWFsSUQiUgoYRGVsZXRlQ3JlZGVudGlhbFJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiUQocRGVsZXRlVXNlckNyZWRlbnRpYWxzUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRCIwCh1EZWxldGVVc2VyQ3JlZGVudGlhbHNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgFIkkKFEdldFVzZXJIYW5kbGVSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIiwKFUdldFVzZXJIYW5kbGVSZXNwb25zZRITCgt1c2VyX2hhbmRsZRgBIAEoCSKfAgoYUmVjb3JkQ2xpZW50RXZlbnRSZXF1ZXN0EjQKB3VzZXJfaWQYASABKAlCG7pIGHIWMhReKHVzci1bMC05XXsxLDMwfSk/JFIGdXNlcklEEikKCnByb2Nlc3NfaWQYAiABKAlCCrpIB3IFEAEYgBBSCXByb2Nlc3NJRBIdCgpldmVudF90eXBlGAMgASgJQgm6SAZyBBABGEASGQoHbWVzc2FnZRgEIAEoCUIIukgFcgMYgAgSGwoJY2hhbGxlbmdlGAUgASgJQgi6SAVyAxiAAhJLChJjbGllbnRfaW5mb3JtYXRpb24YBiABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uIjAKGVJlY29yZENsaWVudEV2ZW50UmVzcG9uc2USEwoLcmVjb3JkZWRfYXMYASABKAkymw0KD0NlcmVtb255U2VydmljZRKVAQoLU3RhcnRBcHBlbmQSKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydEFwcGVuZFJlcXVlc3QaLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydEFwcGVuZFJlc3BvbnNlIiuiuxgnCgRQT1NUEhgvdjIvcGFzc2tleS9hcHBlbmQvc3RhcnQaBWJhc2ljEpkBCgxGaW5pc2hBcHBlbmQSLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hBcHBlbmRSZXF1ZXN0Gi0ucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRmluaXNoQXBwZW5kUmVzcG9uc2UiLKK7GCgKBFBPU1QSGS92Mi9wYXNza2V5L2FwcGVuZC9maW5pc2gaBWJhc2ljEpEBCgpTdGFydExvZ2luEioucGFzc2tleWF1dGguY2VyZW1vbnkudjEuU3RhcnRMb2dpblJlcXVlc3QaKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydExvZ2luUmVzcG9uc2UiKqK7GCYKBFBPU1QSFy92Mi9wYXNza2V5L2xvZ2luL3N0YXJ0GgViYXNpYxKVAQoLRmluaXNoTG9naW4SKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hMb2dpblJlcXVlc3QaLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hMb2dpblJlc3BvbnNlIiuiuxgnCgRQT1NUEhgvdjIvcGFzc2tleS9sb2dpbi9maW5pc2gaBWJhc2ljEqEBCg5TdGFydE1lZGlhdGlvbhIuLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlN0YXJ0TWVkaWF0aW9uUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlN0YXJ0TWVkaWF0aW9uUmVzcG9uc2UiLqK7GCoKBFBPU1QSGy92Mi9wYXNza2V5L21lZGlhdGlvbi9zdGFydBoFYmFzaWMSpQEKD0ZpbmlzaE1lZGlhdGlvbhIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkZpbmlzaE1lZGlhdGlvblJlcXVlc3QaMC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hNZWRpYXRpb25SZXNwb25zZSIvorsYKwoEUE9TVBIcL3YyL3Bhc3NrZXkvbWVkaWF0aW9uL2ZpbmlzaBoFYmFzaWMSpgEKD0xpc3RDcmVkZW50aWFscxIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkxpc3RDcmVkZW50aWFsc1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5MaXN0Q3JlZGVudGlhbHNSZXNwb25zZSIworsYLAoDR0VUEh4vdjIvdXNlcnMve3VzZXJJRH0vY3JlZGVudGlhbHMaBWJhc2ljEr0BChBEZWxldGVDcmVkZW50aWFsEjAucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGVsZXRlQ3JlZGVudGlhbFJlcXVlc3QaMS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZWxldGVDcmVkZW50aWFsUmVzcG9uc2UiRKK7GEAKBkRFTEVURRItL3YyL3VzZXJzL3t1c2VySUR9L2NyZWRlbnRpYWxzL3tjcmVkZW50aWFsSUR9GgViYXNpYzABEoYBChVEZWxldGVVc2VyQ3JlZGVudGlhbHMSNS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZWxldGVVc2VyQ3JlZGVudGlhbHNSZXF1ZXN0GjYucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGVsZXRlVXNlckNyZWRlbnRpYWxzUmVzcG9uc2USbgoNR2V0VXNlckhhbmRsZRItLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkdldFVzZXJIYW5kbGVSZXF1ZXN0Gi4ucGFzc2tleWF1dGguY2VyZW1vbnkudjEuR2V0VXNlckhhbmRsZVJlc3BvbnNlEnoKEVJlY29yZENsaWVudEV2ZW50EjEucGFzc2tleWF1dGguY2VyZW1vbnkudjEuUmVjb3JkQ2xpZW50RXZlbnRSZXF1ZXN0GjIucGFzc2tleWF1dGguY2VyZW1vbnkudjEuUmVjb3JkQ2xpZW50RXZlbnRSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_common_v1_passkey, file_passkeyauth_gateway_v1_http]);
+  fileDesc("Ci5wYXNza2V5YXV0aC9jZXJlbW9ueS92MS9jZXJlbW9ueV9zZXJ2aWNlLnByb3RvEhdwYXNza2V5YXV0aC5jZXJlbW9ueS52MSKaAQoRUGFzc2tleUludGVsRmxhZ3MSHAoUZm9yY2VfcGFzc2tleV9hcHBlbmQYASABKAgSGwoTYXNrX2Zvcl9hdXRvX2FwcGVuZBgCIAEoCBIiChphc2tfZm9yX2NvbmRpdGlvbmFsX2NyZWF0ZRgDIAEoCBImChVhc2tfZm9yX2luX2FwcF9hcHBlbmQYBCABKAlCB7pIBHICGEAiLgoMRGV0ZWN0aW9uVGFnEhAKCGNhdGVnb3J5GAEgASgJEgwKBG5hbWUYAiABKAkimwIKC0hpc3RvcnlEYXRhEhUKDWRlZmF1bHRfY291bnQYASABKAUSGQoRYWZ0ZXJfZXJyb3JfY291bnQYAiABKAUSGgoSYWZ0ZXJfaHlicmlkX2NvdW50GAMgASgFEhIKCmF1dG9fY291bnQYBCABKAUSGAoQZGVmYXVsdF9jb29sZG93bhgFIAEoCBIcChRhZnRlcl9lcnJvcl9jb29sZG93bhgGIAEoCBIdChVhZnRlcl9oeWJyaWRfY29vbGRvd24YByABKAgSFQoNYXV0b19jb29sZG93bhgIIAEoCBIjChtjb25kaXRpb25hbF9jcmVhdGVfY29vbGRvd24YCSABKAgSFwoPaW5fYXBwX2Nvb2xkb3duGAogASgIItIBChFEZXRlY3Rpb25JbnNpZ2h0cxIzCgR0YWdzGAEgAygLMiUucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGV0ZWN0aW9uVGFnEhYKDmNyZWRlbnRpYWxfaWRzGAIgAygJEhYKDmNsaWVudF9lbnZfaWRzGAMgAygJEhwKFHBhc3N3b3JkX21hbmFnZXJfaWRzGAQgAygJEjoKDGhpc3RvcnlfZGF0YRgFIAEoCzIkLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkhpc3RvcnlEYXRhIqYBChZBcHBlbmREZWNpc2lvbkluc2lnaHRzEgsKA3RhZxgBIAEoCRIdChVpc19yZXN0cmljdGVkX2Jyb3dzZXIYAiABKAgSDwoHdmFyaWFudBgDIAEoCRIMCgRhdXRvGAQgASgIEhMKC2NvbmRpdGlvbmFsGAUgASgIEiwKC2N1c3RvbV9kYXRhGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKJAQoVTG9naW5EZWNpc2lvbkluc2lnaHRzEgsKA3RhZxgBIAEoCRIoChBpc19jZGFfY2FuZGlkYXRlGAIgASgIUg5pc0NEQUNhbmRpZGF0ZRITCgtleHBlcmltZW50cxgDIAMoCRIkChxwcmVmZXJfaW1tZWRpYXRlbHlfYXZhaWxhYmxlGAQgASgIItQCChJTdGFydEFwcGVuZFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSKQoKcHJvY2Vzc19pZBgCIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEhwKCHVzZXJuYW1lGAMgASgJQgq6SAdyBRABGIACElMKEmNsaWVudF9pbmZvcm1hdGlvbhgEIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARJPChNwYXNza2V5X2ludGVsX2ZsYWdzGAUgASgLMioucGFzc2tleWF1dGguY2VyZW1vbnkudjEuUGFzc2tleUludGVsRmxhZ3NCBrpIA8gBARIcCglzaXR1YXRpb24YBiABKAlCCbpIBnIEEAEYQCLcAQoTU3RhcnRBcHBlbmRSZXNwb25zZRIUCgxhcHBlbmRfYWxsb3cYASABKAgSGwoTYXR0ZXN0YXRpb25fb3B0aW9ucxgCIAEoCRJGChJkZXRlY3Rpb25faW5zaWdodHMYAyABKAsyKi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZXRlY3Rpb25JbnNpZ2h0cxJKChFkZWNpc2lvbl9pbnNpZ2h0cxgEIAEoCzIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkFwcGVuZERlY2lzaW9uSW5zaWdodHMi1gIKE0ZpbmlzaEFwcGVuZFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSKQoKcHJvY2Vzc19pZBgCIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEikKFGF0dGVzdGF0aW9uX3Jlc3BvbnNlGAMgASgJQgu6SAhyBhABGICABBIrCgt0cmFja2luZ19pZBgEIAEoCUIKukgHcgUQARiAAVIKdHJhY2tpbmdJRBJTChJjbGllbnRfaW5mb3JtYXRpb24YBSABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQESHgoRc2VuZF9ub3RpZmljYXRpb24YBiABKAhIAIgBAUIUChJfc2VuZF9ub3RpZmljYXRpb24iUAoURmluaXNoQXBwZW5kUmVzcG9uc2USOAoMcGFzc2tleV9kYXRhGAEgASgLMiIucGFzc2tleWF1dGguY29tbW9uLnYxLlBhc3NrZXlEYXRhIpkCChFTdGFydExvZ2luUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBJTChJjbGllbnRfaW5mb3JtYXRpb24YAiABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQESUQokY3Jvc3NfZGV2aWNlX2F1dGhlbnRpY2F0aW9uX3N0cmF0ZWd5GAMgASgJQiO6SCByHlIIc3RhbmRhcmRSCG1pbmltaXplUghtYXhpbWl6ZRIpCgpwcm9jZXNzX2lkGAQgASgJQgq6SAdyBRABGIAQUglwcm9jZXNzSUQi1wEKElN0YXJ0TG9naW5SZXNwb25zZRITCgtsb2dpbl9hbGxvdxgBIAEoCBIZChFhc3NlcnRpb25fb3B0aW9ucxgCIAEoCRJGChJkZXRlY3Rpb25faW5zaWdodHMYAyABKAsyKi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZXRlY3Rpb25JbnNpZ2h0cxJJChFkZWNpc2lvbl9pbnNpZ2h0cxgEIAEoCzIuLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkxvZ2luRGVjaXNpb25JbnNpZ2h0cyLmAgoSRmluaXNoTG9naW5SZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEicKEmFzc2VydGlvbl9yZXNwb25zZRgCIAEoCUILukgIcgYQARiAgAQSKQoKcHJvY2Vzc19pZBgDIAEoCUIKukgHcgUQARiAEFIJcHJvY2Vzc0lEEi4KC3RyYWNraW5nX2lkGAQgASgJQgi6SAVyAxiAAUgAUgp0cmFja2luZ0lEiAEBElMKEmNsaWVudF9pbmZvcm1hdGlvbhgFIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIeChFzaWduX3Bhc3NrZXlfZGF0YRgGIAEoCEgBiAEBQg4KDF90cmFja2luZ19pZEIUChJfc2lnbl9wYXNza2V5X2RhdGEiiQEKE0ZpbmlzaExvZ2luUmVzcG9uc2USOAoMcGFzc2tleV9kYXRhGAEgASgLMiIucGFzc2tleWF1dGguY29tbW9uLnYxLlBhc3NrZXlEYXRhEiAKE3NpZ25lZF9wYXNza2V5X2RhdGEYAiABKAlIAIgBAUIWChRfc2lnbmVkX3Bhc3NrZXlfZGF0YSKrAQoVU3RhcnRNZWRpYXRpb25SZXF1ZXN0ElMKEmNsaWVudF9pbmZvcm1hdGlvbhgBIAEoCzIvLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5CYWNrZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBARIuCgpwcm9jZXNzX2lkGAIgASgJQgq6SAdyBRABGIAQSABSCXByb2Nlc3NJRIgBAUINCgtfcHJvY2Vzc19pZCJIChZTdGFydE1lZGlhdGlvblJlc3BvbnNlEhMKC2xvZ2luX2FsbG93GAEgASgIEhkKEWFzc2VydGlvbl9vcHRpb25zGAIgASgJIqQCChZGaW5pc2hNZWRpYXRpb25SZXF1ZXN0EicKEmFzc2VydGlvbl9yZXNwb25zZRgBIAEoCUILukgIcgYQARiAgAQSUwoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMi8ucGFzc2tleWF1dGguY29tbW9uLnYxLkJhY2tlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBEikKCnByb2Nlc3NfaWQYAyABKAlCCrpIB3IFEAEYgBBSCXByb2Nlc3NJRBIrCgt0cmFja2luZ19pZBgEIAEoCUIKukgHcgUQARiAAVIKdHJhY2tpbmdJRBIeChFzaWduX3Bhc3NrZXlfZGF0YRgFIAEoCEgAiAEBQhQKEl9zaWduX3Bhc3NrZXlfZGF0YSIeCg5NZWRpYXRpb25FcnJvchIMCgR0eXBlGAEgASgJIsUBChdGaW5pc2hNZWRpYXRpb25SZXNwb25zZRI4CgxwYXNza2V5X2RhdGEYASABKAsyIi5wYXNza2V5YXV0aC5jb21tb24udjEuUGFzc2tleURhdGESIAoTc2lnbmVkX3Bhc3NrZXlfZGF0YRgCIAEoCUgAiAEBEjYKBWVycm9yGAMgASgLMicucGFzc2tleWF1dGguY2VyZW1vbnkudjEuTWVkaWF0aW9uRXJyb3JCFgoUX3NpZ25lZF9wYXNza2V5X2RhdGEi8wIKCkNyZWRlbnRpYWwSCgoCaWQYASABKAkSIwoNY3JlZGVudGlhbF9pZBgCIAEoCVIMY3JlZGVudGlhbElEEhgKEGF0dGVzdGF0aW9uX3R5cGUYAyABKAkSEQoJdHJhbnNwb3J0GAQgAygJEhcKD2JhY2t1cF9lbGlnaWJsZRgFIAEoCBIUCgxiYWNrdXBfc3RhdGUYBiABKAgSMQoUYXV0aGVudGljYXRvcl9hYWd1aWQYByABKAlSE2F1dGhlbnRpY2F0b3JBQUdVSUQSGwoJc291cmNlX29zGAggASgJUghzb3VyY2VPUxIWCg5zb3VyY2VfYnJvd3NlchgJIAEoCRIRCglsYXN0X3VzZWQYCiABKAkSDwoHY3JlYXRlZBgLIAEoCRIOCgZzdGF0dXMYDCABKAkSPAoOYWFndWlkX2RldGFpbHMYDSABKAsyJC5wYXNza2V5YXV0aC5jb21tb24udjEuQWFndWlkRGV0YWlscyK8AQoWTGlzdENyZWRlbnRpYWxzUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIVCgRzb3J0GAIgASgJQge6SARyAhhAEh4KBHBhZ2UYAyABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAQgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIoIBChdMaXN0Q3JlZGVudGlhbHNSZXNwb25zZRI4CgtjcmVkZW50aWFscxgBIAMoCzIjLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkNyZWRlbnRpYWwSLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZyKLAQoXRGVsZXRlQ3JlZGVudGlhbFJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoNY3JlZGVudGlhbF9pZBgCIAEoCUIYukgVchMyEV5jcmUtWzAtOV17MSwzMH0kUgxjcmVkZW50aWFsSUQiUgoYRGVsZXRlQ3JlZGVudGlhbFJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiUQocRGVsZXRlVXNlckNyZWRlbnRpYWxzUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRCIwCh1EZWxldGVVc2VyQ3JlZGVudGlhbHNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgFIkkKFEdldFVzZXJIYW5kbGVSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIiwKFUdldFVzZXJIYW5kbGVSZXNwb25zZRITCgt1c2VyX2hhbmRsZRgBIAEoCSKfAgoYUmVjb3JkQ2xpZW50RXZlbnRSZXF1ZXN0EjQKB3VzZXJfaWQYASABKAlCG7pIGHIWMhReKHVzci1bMC05XXsxLDMwfSk/JFIGdXNlcklEEikKCnByb2Nlc3NfaWQYAiABKAlCCrpIB3IFEAEYgBBSCXByb2Nlc3NJRBIdCgpldmVudF90eXBlGAMgASgJQgm6SAZyBBABGEASGQoHbWVzc2FnZRgEIAEoCUIIukgFcgMYgAgSGwoJY2hhbGxlbmdlGAUgASgJQgi6SAVyAxiAAhJLChJjbGllbnRfaW5mb3JtYXRpb24YBiABKAsyLy5wYXNza2V5YXV0aC5jb21tb24udjEuQmFja2VuZENsaWVudEluZm9ybWF0aW9uIjAKGVJlY29yZENsaWVudEV2ZW50UmVzcG9uc2USEwoLcmVjb3JkZWRfYXMYASABKAkigAIKDFBhc3NrZXlFdmVudBIoChBwYXNza2V5X2V2ZW50X2lkGAEgASgJUg5wYXNza2V5RXZlbnRJRBIXCgd1c2VyX2lkGAIgASgJUgZ1c2VySUQSEgoKZXZlbnRfdHlwZRgDIAEoCRIiCg1jbGllbnRfZW52X2lkGAQgASgJUgtjbGllbnRFbnZJRBIdCgpwcm9jZXNzX2lkGAUgASgJUglwcm9jZXNzSUQSIwoNY3JlZGVudGlhbF9pZBgGIAEoCVIMY3JlZGVudGlhbElEEhQKB2V4cGlyZXMYByABKANIAIgBARIPCgdjcmVhdGVkGAggASgJQgoKCF9leHBpcmVzItMEChlDcmVhdGVQYXNza2V5RXZlbnRSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEoUCCgpldmVudF90eXBlGAIgASgJQvABukjsAXLpAVIWdXNlci1sb2dpbi1ibGFja2xpc3RlZFIUbG9naW4tZXhwbGljaXQtYWJvcnRSC2xvZ2luLWVycm9yUhRsb2dpbi1vbmUtdGFwLXN3aXRjaFIsdXNlci1hcHBlbmQtYWZ0ZXItY3Jvc3MtcGxhdGZvcm0tYmxhY2tsaXN0ZWRSKXVzZXItYXBwZW5kLWFmdGVyLWxvZ2luLWVycm9yLWJsYWNrbGlzdGVkUhhhcHBlbmQtY3JlZGVudGlhbC1leGlzdHNSFWFwcGVuZC1leHBsaWNpdC1hYm9ydFIMYXBwZW5kLWVycm9yEiQKB2V4cGlyZXMYAyABKANCDrpICyIJGP+C0f+vBygBSACIAQESPgoKcHJvY2Vzc19pZBgEIAEoCUIfukgcchoYgAEyFV5bQS1aYS16MC05Ll86PSsvLV0qJFIJcHJvY2Vzc0lEEkMKDWNsaWVudF9lbnZfaWQYBSABKAlCH7pIHHIaGIABMhVeW0EtWmEtejAtOS5fOj0rLy1dKiRSC2NsaWVudEVudklEEkQKDWNyZWRlbnRpYWxfaWQYBiABKAlCH7pIHHIaGIABMhVeW0EtWmEtejAtOS5fOj0rLy1dKiRSDGNyZWRlbnRpYWxJREIKCghfZXhwaXJlcyJaChpDcmVhdGVQYXNza2V5RXZlbnRSZXNwb25zZRI8Cg1wYXNza2V5X2V2ZW50GAEgASgLMiUucGFzc2tleWF1dGguY2VyZW1vbnkudjEuUGFzc2tleUV2ZW50It8BChhMaXN0UGFzc2tleUV2ZW50c1JlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSHwoGZmlsdGVyGAIgAygJQg+6SAySAQkQCiIFcgMYkAMSFQoEc29ydBgDIAEoCUIHukgEcgIYQBIeCgRwYWdlGAQgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgFIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKJAQoZTGlzdFBhc3NrZXlFdmVudHNSZXNwb25zZRI9Cg5wYXNza2V5X2V2ZW50cxgBIAMoCzIlLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlBhc3NrZXlFdmVudBItCgZwYWdpbmcYAiABKAsyHS5wYXNza2V5YXV0aC5jb21tb24udjEuUGFnaW5nIpIBChlEZWxldGVQYXNza2V5RXZlbnRSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEkIKEHBhc3NrZXlfZXZlbnRfaWQYAiABKAlCGLpIFXITMhFecGtlLVswLTldezEsMzB9JFIOcGFzc2tleUV2ZW50SUQiVAoaRGVsZXRlUGFzc2tleUV2ZW50UmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSKEAQoQUGFzc2tleUNoYWxsZW5nZRIhCgxjaGFsbGVuZ2VfaWQYASABKAlSC2NoYWxsZW5nZUlEEgwKBHR5cGUYAiABKAkSDQoFdmFsdWUYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB2NyZWF0ZWQYBSABKAMSDwoHZXhwaXJlcxgGIAEoAyLjAQocTGlzdFBhc3NrZXlDaGFsbGVuZ2VzUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIfCgZmaWx0ZXIYAiADKAlCD7pIDJIBCRAKIgVyAxiQAxIVCgRzb3J0GAMgASgJQge6SARyAhhAEh4KBHBhZ2UYBCABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAUgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIpUBCh1MaXN0UGFzc2tleUNoYWxsZW5nZXNSZXNwb25zZRJFChJwYXNza2V5X2NoYWxsZW5nZXMYASADKAsyKS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5QYXNza2V5Q2hhbGxlbmdlEi0KBnBhZ2luZxgCIAEoCzIdLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYWdpbmci0wEKHVVwZGF0ZVBhc3NrZXlDaGFsbGVuZ2VSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEkoKFHBhc3NrZXlfY2hhbGxlbmdlX2lkGAIgASgJQhi6SBVyEzIRXnBjaC1bMC05XXsxLDMwfSRSEnBhc3NrZXlDaGFsbGVuZ2VJRBIzCgZzdGF0dXMYAyABKAlCI7pIIHIeUgdwZW5kaW5nUgljb21wbGV0ZWRSCGNvbnN1bWVkImYKHlVwZGF0ZVBhc3NrZXlDaGFsbGVuZ2VSZXNwb25zZRJEChFwYXNza2V5X2NoYWxsZW5nZRgBIAEoCzIpLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlBhc3NrZXlDaGFsbGVuZ2UyiRUKD0NlcmVtb255U2VydmljZRKVAQoLU3RhcnRBcHBlbmQSKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydEFwcGVuZFJlcXVlc3QaLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydEFwcGVuZFJlc3BvbnNlIiuiuxgnCgRQT1NUEhgvdjIvcGFzc2tleS9hcHBlbmQvc3RhcnQaBWJhc2ljEpkBCgxGaW5pc2hBcHBlbmQSLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hBcHBlbmRSZXF1ZXN0Gi0ucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRmluaXNoQXBwZW5kUmVzcG9uc2UiLKK7GCgKBFBPU1QSGS92Mi9wYXNza2V5L2FwcGVuZC9maW5pc2gaBWJhc2ljEpEBCgpTdGFydExvZ2luEioucGFzc2tleWF1dGguY2VyZW1vbnkudjEuU3RhcnRMb2dpblJlcXVlc3QaKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5TdGFydExvZ2luUmVzcG9uc2UiKqK7GCYKBFBPU1QSFy92Mi9wYXNza2V5L2xvZ2luL3N0YXJ0GgViYXNpYxKVAQoLRmluaXNoTG9naW4SKy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hMb2dpblJlcXVlc3QaLC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hMb2dpblJlc3BvbnNlIiuiuxgnCgRQT1NUEhgvdjIvcGFzc2tleS9sb2dpbi9maW5pc2gaBWJhc2ljEqEBCg5TdGFydE1lZGlhdGlvbhIuLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlN0YXJ0TWVkaWF0aW9uUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlN0YXJ0TWVkaWF0aW9uUmVzcG9uc2UiLqK7GCoKBFBPU1QSGy92Mi9wYXNza2V5L21lZGlhdGlvbi9zdGFydBoFYmFzaWMSpQEKD0ZpbmlzaE1lZGlhdGlvbhIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkZpbmlzaE1lZGlhdGlvblJlcXVlc3QaMC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5GaW5pc2hNZWRpYXRpb25SZXNwb25zZSIvorsYKwoEUE9TVBIcL3YyL3Bhc3NrZXkvbWVkaWF0aW9uL2ZpbmlzaBoFYmFzaWMSpgEKD0xpc3RDcmVkZW50aWFscxIvLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkxpc3RDcmVkZW50aWFsc1JlcXVlc3QaMC5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5MaXN0Q3JlZGVudGlhbHNSZXNwb25zZSIworsYLAoDR0VUEh4vdjIvdXNlcnMve3VzZXJJRH0vY3JlZGVudGlhbHMaBWJhc2ljEr0BChBEZWxldGVDcmVkZW50aWFsEjAucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGVsZXRlQ3JlZGVudGlhbFJlcXVlc3QaMS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5EZWxldGVDcmVkZW50aWFsUmVzcG9uc2UiRKK7GEAKBkRFTEVURRItL3YyL3VzZXJzL3t1c2VySUR9L2NyZWRlbnRpYWxzL3tjcmVkZW50aWFsSUR9GgViYXNpYzABEsEBChJDcmVhdGVQYXNza2V5RXZlbnQSMi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5DcmVhdGVQYXNza2V5RXZlbnRSZXF1ZXN0GjMucGFzc2tleWF1dGguY2VyZW1vbnkudjEuQ3JlYXRlUGFzc2tleUV2ZW50UmVzcG9uc2UiQqK7GD4KBFBPU1QSIC92Mi91c2Vycy97dXNlcklEfS9wYXNza2V5RXZlbnRzGgViYXNpYyoNcGFzc2tleV9ldmVudBKuAQoRTGlzdFBhc3NrZXlFdmVudHMSMS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5MaXN0UGFzc2tleUV2ZW50c1JlcXVlc3QaMi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5MaXN0UGFzc2tleUV2ZW50c1Jlc3BvbnNlIjKiuxguCgNHRVQSIC92Mi91c2Vycy97dXNlcklEfS9wYXNza2V5RXZlbnRzGgViYXNpYxLHAQoSRGVsZXRlUGFzc2tleUV2ZW50EjIucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGVsZXRlUGFzc2tleUV2ZW50UmVxdWVzdBozLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkRlbGV0ZVBhc3NrZXlFdmVudFJlc3BvbnNlIkiiuxhECgZERUxFVEUSMS92Mi91c2Vycy97dXNlcklEfS9wYXNza2V5RXZlbnRzL3twYXNza2V5RXZlbnRJRH0aBWJhc2ljMAESvgEKFUxpc3RQYXNza2V5Q2hhbGxlbmdlcxI1LnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkxpc3RQYXNza2V5Q2hhbGxlbmdlc1JlcXVlc3QaNi5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5MaXN0UGFzc2tleUNoYWxsZW5nZXNSZXNwb25zZSI2orsYMgoDR0VUEiQvdjIvdXNlcnMve3VzZXJJRH0vcGFzc2tleUNoYWxsZW5nZXMaBWJhc2ljEusBChZVcGRhdGVQYXNza2V5Q2hhbGxlbmdlEjYucGFzc2tleWF1dGguY2VyZW1vbnkudjEuVXBkYXRlUGFzc2tleUNoYWxsZW5nZVJlcXVlc3QaNy5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5VcGRhdGVQYXNza2V5Q2hhbGxlbmdlUmVzcG9uc2UiYKK7GFwKBVBBVENIEjkvdjIvdXNlcnMve3VzZXJJRH0vcGFzc2tleUNoYWxsZW5nZXMve3Bhc3NrZXlDaGFsbGVuZ2VJRH0aBWJhc2ljKhFwYXNza2V5X2NoYWxsZW5nZRKGAQoVRGVsZXRlVXNlckNyZWRlbnRpYWxzEjUucGFzc2tleWF1dGguY2VyZW1vbnkudjEuRGVsZXRlVXNlckNyZWRlbnRpYWxzUmVxdWVzdBo2LnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkRlbGV0ZVVzZXJDcmVkZW50aWFsc1Jlc3BvbnNlEm4KDUdldFVzZXJIYW5kbGUSLS5wYXNza2V5YXV0aC5jZXJlbW9ueS52MS5HZXRVc2VySGFuZGxlUmVxdWVzdBouLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLkdldFVzZXJIYW5kbGVSZXNwb25zZRJ6ChFSZWNvcmRDbGllbnRFdmVudBIxLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlJlY29yZENsaWVudEV2ZW50UmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNlcmVtb255LnYxLlJlY29yZENsaWVudEV2ZW50UmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_struct, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_common_v1_passkey, file_passkeyauth_gateway_v1_http]);
 
 /**
  * PasskeyIntelFlags are the application's wishes for an append (B2).
@@ -1213,6 +1213,468 @@ export const RecordClientEventResponseSchema: GenMessage<RecordClientEventRespon
   messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 29);
 
 /**
+ * PasskeyEvent is the reference passkeyEvent.
+ *
+ * @generated from message passkeyauth.ceremony.v1.PasskeyEvent
+ */
+export type PasskeyEvent = Message<"passkeyauth.ceremony.v1.PasskeyEvent"> & {
+  /**
+   * The event's ID, "pke-" followed by digits.
+   *
+   * @generated from field: string passkey_event_id = 1 [json_name = "passkeyEventID"];
+   */
+  passkeyEventId: string;
+
+  /**
+   * The user the event is about.
+   *
+   * @generated from field: string user_id = 2 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The reference passkeyEventType.
+   *
+   * @generated from field: string event_type = 3;
+   */
+  eventType: string;
+
+  /**
+   * The client environment the application named ("" when none).
+   *
+   * @generated from field: string client_env_id = 4 [json_name = "clientEnvID"];
+   */
+  clientEnvId: string;
+
+  /**
+   * The process the application named ("" when none).
+   *
+   * @generated from field: string process_id = 5 [json_name = "processID"];
+   */
+  processId: string;
+
+  /**
+   * The passkey the application named ("" when none).
+   *
+   * @generated from field: string credential_id = 6 [json_name = "credentialID"];
+   */
+  credentialId: string;
+
+  /**
+   * Unix seconds after which the event no longer counts; absent when the application gave none.
+   *
+   * @generated from field: optional int64 expires = 7;
+   */
+  expires?: bigint | undefined;
+
+  /**
+   * When it was recorded, yyyy-MM-ddTHH:mm:ss (UTC).
+   *
+   * @generated from field: string created = 8;
+   */
+  created: string;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.PasskeyEvent.
+ * Use `create(PasskeyEventSchema)` to create a new message.
+ */
+export const PasskeyEventSchema: GenMessage<PasskeyEvent> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 30);
+
+/**
+ * CreatePasskeyEventRequest is the reference passkeyEventCreateReq for a user.
+ *
+ * @generated from message passkeyauth.ceremony.v1.CreatePasskeyEventRequest
+ */
+export type CreatePasskeyEventRequest = Message<"passkeyauth.ceremony.v1.CreatePasskeyEventRequest"> & {
+  /**
+   * The user the event is about (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The reference passkeyEventType.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * Unix seconds after which the event no longer counts (in the future); absent: the project's event retention.
+   *
+   * @generated from field: optional int64 expires = 3;
+   */
+  expires?: bigint | undefined;
+
+  /**
+   * The application's process the event belongs to.
+   *
+   * @generated from field: string process_id = 4 [json_name = "processID"];
+   */
+  processId: string;
+
+  /**
+   * The client environment the event happened in.
+   *
+   * @generated from field: string client_env_id = 5 [json_name = "clientEnvID"];
+   */
+  clientEnvId: string;
+
+  /**
+   * The passkey the event is about.
+   *
+   * @generated from field: string credential_id = 6 [json_name = "credentialID"];
+   */
+  credentialId: string;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.CreatePasskeyEventRequest.
+ * Use `create(CreatePasskeyEventRequestSchema)` to create a new message.
+ */
+export const CreatePasskeyEventRequestSchema: GenMessage<CreatePasskeyEventRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 31);
+
+/**
+ * CreatePasskeyEventResponse carries the recorded event.
+ *
+ * @generated from message passkeyauth.ceremony.v1.CreatePasskeyEventResponse
+ */
+export type CreatePasskeyEventResponse = Message<"passkeyauth.ceremony.v1.CreatePasskeyEventResponse"> & {
+  /**
+   * The event.
+   *
+   * @generated from field: passkeyauth.ceremony.v1.PasskeyEvent passkey_event = 1;
+   */
+  passkeyEvent?: PasskeyEvent | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.CreatePasskeyEventResponse.
+ * Use `create(CreatePasskeyEventResponseSchema)` to create a new message.
+ */
+export const CreatePasskeyEventResponseSchema: GenMessage<CreatePasskeyEventResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 32);
+
+/**
+ * ListPasskeyEventsRequest selects a page of a user's active passkey events.
+ *
+ * @generated from message passkeyauth.ceremony.v1.ListPasskeyEventsRequest
+ */
+export type ListPasskeyEventsRequest = Message<"passkeyauth.ceremony.v1.ListPasskeyEventsRequest"> & {
+  /**
+   * The user (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * Filters "field:eq:value" (eventType).
+   *
+   * @generated from field: repeated string filter = 2;
+   */
+  filter: string[];
+
+  /**
+   * Sort "field:asc" or "field:desc" (created, expires); empty for newest first.
+   *
+   * @generated from field: string sort = 3;
+   */
+  sort: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 4;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 5;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.ListPasskeyEventsRequest.
+ * Use `create(ListPasskeyEventsRequestSchema)` to create a new message.
+ */
+export const ListPasskeyEventsRequestSchema: GenMessage<ListPasskeyEventsRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 33);
+
+/**
+ * ListPasskeyEventsResponse is the reference passkeyEventList.
+ *
+ * @generated from message passkeyauth.ceremony.v1.ListPasskeyEventsResponse
+ */
+export type ListPasskeyEventsResponse = Message<"passkeyauth.ceremony.v1.ListPasskeyEventsResponse"> & {
+  /**
+   * The events on this page.
+   *
+   * @generated from field: repeated passkeyauth.ceremony.v1.PasskeyEvent passkey_events = 1;
+   */
+  passkeyEvents: PasskeyEvent[];
+
+  /**
+   * Where this page is in the whole list.
+   *
+   * @generated from field: passkeyauth.common.v1.Paging paging = 2;
+   */
+  paging?: Paging | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.ListPasskeyEventsResponse.
+ * Use `create(ListPasskeyEventsResponseSchema)` to create a new message.
+ */
+export const ListPasskeyEventsResponseSchema: GenMessage<ListPasskeyEventsResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 34);
+
+/**
+ * DeletePasskeyEventRequest names the event to delete.
+ *
+ * @generated from message passkeyauth.ceremony.v1.DeletePasskeyEventRequest
+ */
+export type DeletePasskeyEventRequest = Message<"passkeyauth.ceremony.v1.DeletePasskeyEventRequest"> & {
+  /**
+   * The user (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The event's ID (path parameter).
+   *
+   * @generated from field: string passkey_event_id = 2 [json_name = "passkeyEventID"];
+   */
+  passkeyEventId: string;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.DeletePasskeyEventRequest.
+ * Use `create(DeletePasskeyEventRequestSchema)` to create a new message.
+ */
+export const DeletePasskeyEventRequestSchema: GenMessage<DeletePasskeyEventRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 35);
+
+/**
+ * DeletePasskeyEventResponse is rendered as the reference genericRsp.
+ *
+ * @generated from message passkeyauth.ceremony.v1.DeletePasskeyEventResponse
+ */
+export type DeletePasskeyEventResponse = Message<"passkeyauth.ceremony.v1.DeletePasskeyEventResponse"> & {
+  /**
+   * Always empty; the gateway renders genericRsp.
+   *
+   * @generated from field: passkeyauth.common.v1.GenericResponse result = 1;
+   */
+  result?: GenericResponse | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.DeletePasskeyEventResponse.
+ * Use `create(DeletePasskeyEventResponseSchema)` to create a new message.
+ */
+export const DeletePasskeyEventResponseSchema: GenMessage<DeletePasskeyEventResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 36);
+
+/**
+ * PasskeyChallenge is the reference passkeyChallenge: one ceremony's WebAuthn challenge.
+ *
+ * @generated from message passkeyauth.ceremony.v1.PasskeyChallenge
+ */
+export type PasskeyChallenge = Message<"passkeyauth.ceremony.v1.PasskeyChallenge"> & {
+  /**
+   * The ceremony's ID, "pch-" followed by digits (passkeyData.challengeID of its finish).
+   *
+   * @generated from field: string challenge_id = 1 [json_name = "challengeID"];
+   */
+  challengeId: string;
+
+  /**
+   * "register" (an append) or "authenticate" (a login).
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The WebAuthn challenge, base64url.
+   *
+   * @generated from field: string value = 3;
+   */
+  value: string;
+
+  /**
+   * "pending", "completed" (a finish used it) or "consumed" (the application marked it).
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Unix seconds when the ceremony started.
+   *
+   * @generated from field: int64 created = 5;
+   */
+  created: bigint;
+
+  /**
+   * Unix seconds when the challenge stops being accepted.
+   *
+   * @generated from field: int64 expires = 6;
+   */
+  expires: bigint;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.PasskeyChallenge.
+ * Use `create(PasskeyChallengeSchema)` to create a new message.
+ */
+export const PasskeyChallengeSchema: GenMessage<PasskeyChallenge> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 37);
+
+/**
+ * ListPasskeyChallengesRequest selects a page of a user's passkey challenges.
+ *
+ * @generated from message passkeyauth.ceremony.v1.ListPasskeyChallengesRequest
+ */
+export type ListPasskeyChallengesRequest = Message<"passkeyauth.ceremony.v1.ListPasskeyChallengesRequest"> & {
+  /**
+   * The user (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * Filters "field:eq:value" (type, status).
+   *
+   * @generated from field: repeated string filter = 2;
+   */
+  filter: string[];
+
+  /**
+   * Sort "field:asc" or "field:desc" (created, expires); empty for newest first.
+   *
+   * @generated from field: string sort = 3;
+   */
+  sort: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 4;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 5;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.ListPasskeyChallengesRequest.
+ * Use `create(ListPasskeyChallengesRequestSchema)` to create a new message.
+ */
+export const ListPasskeyChallengesRequestSchema: GenMessage<ListPasskeyChallengesRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 38);
+
+/**
+ * ListPasskeyChallengesResponse is the reference passkeyChallengeList.
+ *
+ * @generated from message passkeyauth.ceremony.v1.ListPasskeyChallengesResponse
+ */
+export type ListPasskeyChallengesResponse = Message<"passkeyauth.ceremony.v1.ListPasskeyChallengesResponse"> & {
+  /**
+   * The challenges on this page.
+   *
+   * @generated from field: repeated passkeyauth.ceremony.v1.PasskeyChallenge passkey_challenges = 1;
+   */
+  passkeyChallenges: PasskeyChallenge[];
+
+  /**
+   * Where this page is in the whole list.
+   *
+   * @generated from field: passkeyauth.common.v1.Paging paging = 2;
+   */
+  paging?: Paging | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.ListPasskeyChallengesResponse.
+ * Use `create(ListPasskeyChallengesResponseSchema)` to create a new message.
+ */
+export const ListPasskeyChallengesResponseSchema: GenMessage<ListPasskeyChallengesResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 39);
+
+/**
+ * UpdatePasskeyChallengeRequest is the reference passkeyChallengeUpdateReq.
+ *
+ * @generated from message passkeyauth.ceremony.v1.UpdatePasskeyChallengeRequest
+ */
+export type UpdatePasskeyChallengeRequest = Message<"passkeyauth.ceremony.v1.UpdatePasskeyChallengeRequest"> & {
+  /**
+   * The user (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The challenge's ID (path parameter).
+   *
+   * @generated from field: string passkey_challenge_id = 2 [json_name = "passkeyChallengeID"];
+   */
+  passkeyChallengeId: string;
+
+  /**
+   * The new status: only "consumed" can be set (pending and completed are the ceremony's own).
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.UpdatePasskeyChallengeRequest.
+ * Use `create(UpdatePasskeyChallengeRequestSchema)` to create a new message.
+ */
+export const UpdatePasskeyChallengeRequestSchema: GenMessage<UpdatePasskeyChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 40);
+
+/**
+ * UpdatePasskeyChallengeResponse carries the challenge as it is now.
+ *
+ * @generated from message passkeyauth.ceremony.v1.UpdatePasskeyChallengeResponse
+ */
+export type UpdatePasskeyChallengeResponse = Message<"passkeyauth.ceremony.v1.UpdatePasskeyChallengeResponse"> & {
+  /**
+   * The challenge.
+   *
+   * @generated from field: passkeyauth.ceremony.v1.PasskeyChallenge passkey_challenge = 1;
+   */
+  passkeyChallenge?: PasskeyChallenge | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.ceremony.v1.UpdatePasskeyChallengeResponse.
+ * Use `create(UpdatePasskeyChallengeResponseSchema)` to create a new message.
+ */
+export const UpdatePasskeyChallengeResponseSchema: GenMessage<UpdatePasskeyChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_ceremony_v1_ceremony_service, 41);
+
+/**
  * CeremonyService runs WebAuthn ceremonies (passkey append, login, conditional-UI login) for the
  * application's server and keeps the passkeys (credentials) of every project.
  *
@@ -1298,6 +1760,57 @@ export const CeremonyService: GenService<{
     methodKind: "unary";
     input: typeof DeleteCredentialRequestSchema;
     output: typeof DeleteCredentialResponseSchema;
+  },
+  /**
+   * Records an application's report about a user's passkey use (reference PasskeyEventCreate); active
+   * events change the user's next login and append decisions.
+   *
+   * @generated from rpc passkeyauth.ceremony.v1.CeremonyService.CreatePasskeyEvent
+   */
+  createPasskeyEvent: {
+    methodKind: "unary";
+    input: typeof CreatePasskeyEventRequestSchema;
+    output: typeof CreatePasskeyEventResponseSchema;
+  },
+  /**
+   * Lists a user's active passkey events (reference PasskeyEventList).
+   *
+   * @generated from rpc passkeyauth.ceremony.v1.CeremonyService.ListPasskeyEvents
+   */
+  listPasskeyEvents: {
+    methodKind: "unary";
+    input: typeof ListPasskeyEventsRequestSchema;
+    output: typeof ListPasskeyEventsResponseSchema;
+  },
+  /**
+   * Deletes one of a user's passkey events; it stops counting at once (reference PasskeyEventDelete).
+   *
+   * @generated from rpc passkeyauth.ceremony.v1.CeremonyService.DeletePasskeyEvent
+   */
+  deletePasskeyEvent: {
+    methodKind: "unary";
+    input: typeof DeletePasskeyEventRequestSchema;
+    output: typeof DeletePasskeyEventResponseSchema;
+  },
+  /**
+   * Lists the WebAuthn challenges of a user's ceremonies (reference PasskeyChallengeList).
+   *
+   * @generated from rpc passkeyauth.ceremony.v1.CeremonyService.ListPasskeyChallenges
+   */
+  listPasskeyChallenges: {
+    methodKind: "unary";
+    input: typeof ListPasskeyChallengesRequestSchema;
+    output: typeof ListPasskeyChallengesResponseSchema;
+  },
+  /**
+   * Marks a pending challenge consumed, so its ceremony can no longer finish (reference PasskeyChallengeUpdate).
+   *
+   * @generated from rpc passkeyauth.ceremony.v1.CeremonyService.UpdatePasskeyChallenge
+   */
+  updatePasskeyChallenge: {
+    methodKind: "unary";
+    input: typeof UpdatePasskeyChallengeRequestSchema;
+    output: typeof UpdatePasskeyChallengeResponseSchema;
   },
   /**
    * Internal: removes every passkey, ceremony and client-environment link of a user (user deletion).

@@ -3,7 +3,7 @@ import type { SessionRecord, SessionScope } from '../store/sessions.js';
 import type { CeremonyDomainDeps } from './deps.js';
 
 /**
- * Takes the ceremony session a finish answers, exactly once. One findOneAndDelete matches the
+ * Takes the ceremony session a finish answers, exactly once. One guarded findOneAndUpdate (pending → completed) matches the
  * challenge and every binding (project, operation, user, process) and an unexpired time, so of two
  * concurrent or replayed finishes only one gets the session. When none matched, a second atomic
  * delete tells an expired session (failed_precondition `challenge_expired`, 410 at the gateway)

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { CredentialStore } from '../store/credentials.js';
 import type { CeremonyOperation, SessionStore, UserVerificationPolicy } from '../store/sessions.js';
+import type { PasskeyEventStore } from '../store/userInsights.js';
 import type { WebauthnUserStore } from '../store/webauthnUsers.js';
 import type { AaguidCatalog, AaguidDetails } from './aaguidDetails.js';
 import type { InsightsService } from './insights/types.js';
@@ -82,6 +83,8 @@ export interface CeremonyDomainDeps {
   credentials: CredentialStore;
   webauthnUsers: WebauthnUserStore;
   insights: InsightsService;
+  /** The application's passkey events, in the insights' per-user document (the rules read them there). */
+  passkeyEvents: PasskeyEventStore;
   aaguids: AaguidCatalog;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;

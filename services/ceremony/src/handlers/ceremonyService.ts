@@ -35,6 +35,7 @@ import { startLogin } from '../domain/startLogin.js';
 import { startMediation } from '../domain/startMediation.js';
 import type { CredentialRecord } from '../store/credentials.js';
 import { toClientContext } from './clientContext.js';
+import { passkeyEventAndChallengeRpcs } from './passkeyEventsAndChallenges.js';
 
 export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeof CeremonyService> {
   return {
@@ -162,6 +163,7 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
       const userHandle = await getUserHandle(deps, projectOf(ctx), req.userId);
       return create(GetUserHandleResponseSchema, { userHandle });
     },
+    ...passkeyEventAndChallengeRpcs(deps),
     async recordClientEvent(req, ctx) {
       const recordedAs = await recordClientEvent(deps, {
         projectId: projectOf(ctx),

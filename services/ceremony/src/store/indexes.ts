@@ -13,8 +13,10 @@ export const ceremonyIndexes: IndexPlan = {
   [SESSIONS]: [
     // Finishes look sessions up by challenge; a challenge is never issued twice.
     { key: { challenge: 1 }, name: 'challenge_unique', unique: true },
-    { key: { projectId: 1, userId: 1 }, name: 'project_user' },
-    // Expired sessions are swept; expiry is also part of every consuming query.
+    // A user's sessions: the challenge list (backend API, by creation) and a deleted user's sweep.
+    // It replaces the former project_user index (a prefix of it), which an existing database may drop.
+    { key: { projectId: 1, userId: 1, createdAt: 1 }, name: 'project_user_created' },
+    // Expired sessions (and used ones, after their memory) are swept; expiry is also part of every consuming query.
     { key: { expiresAt: 1 }, name: 'expiry_ttl', expireAfterSeconds: 0 },
   ],
   [WEBAUTHN_USERS]: [{ key: { projectId: 1, userId: 1 }, name: 'project_user_unique', unique: true }],

@@ -17,6 +17,8 @@ export interface InsightsStoreLimits {
   historyLimit?: number;
   /** How many client environments are kept per user, the most recently seen (default 100); clientEnvIds lists them. */
   clientEnvLimit?: number;
+  /** How many passkey events (backend API) a user may have at once (default 50). */
+  passkeyEventLimit?: number;
 }
 
 export function createInsightsStores(db: Db, limits: InsightsStoreLimits = {}): InsightsStores {
@@ -24,6 +26,7 @@ export function createInsightsStores(db: Db, limits: InsightsStoreLimits = {}): 
     users: createUserInsightsStore(db, {
       envLimit: positiveInteger('clientEnvLimit', limits.clientEnvLimit, 100),
       historyLimit: positiveInteger('historyLimit', limits.historyLimit, 50),
+      passkeyEventLimit: positiveInteger('passkeyEventLimit', limits.passkeyEventLimit, 50),
     }),
     events: createCeremonyEventStore(db),
   };

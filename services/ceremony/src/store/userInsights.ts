@@ -1,8 +1,10 @@
 /**
  * One document per (project, user) with what the insights rules read about the user: the client
- * environments the user was seen in (at most envLimit, the least recently seen evicted) and the
- * user's recent append history (the last historyLimit append events). Both are bounded, so the
- * document cannot outgrow a user, and a login start reads and updates it in one operation.
+ * environments the user was seen in (at most envLimit, the least recently seen evicted), the
+ * user's recent append history (the last historyLimit append events) and the passkey events the
+ * application reported through the backend API (at most passkeyEventLimit; a report beyond it is
+ * refused, so a flood cannot push out a blacklisting). All are bounded, so the document cannot
+ * outgrow a user, and a login start reads and updates it in one operation.
  *
  * Replaces the shared `client_envs` documents of the previous design (one per environment key,
  * listing every user seen there, which grew without bound for a browser build shared by many
@@ -43,6 +45,21 @@ export interface AppendHistoryEntry {
   conditional?: boolean;
 }
 
+/** One passkey event the application reported (backend API passkeyEvents). */
+export interface PasskeyEventEntry {
+  /** "pke-…" */
+  id: string;
+  eventType: string;
+  processId?: string;
+  clientEnvId?: string;
+  credentialId?: string;
+  /** The application's `expires` (unix seconds), when it gave one. */
+  expires?: number;
+  /** When the event stops counting: `expires`, or the project's event retention. */
+  expiresAt: Date;
+  createdAt: Date;
+}
+
 export interface UserInsightsDoc {
   /** JSON of [projectId, userId]: a point lookup on the _id index in MongoDB and the embedded store alike. */
   _id: string;
@@ -54,6 +71,8 @@ export interface UserInsightsDoc {
   envDetails: Record<string, ClientEnvSnapshot>;
   /** Oldest first, at most historyLimit entries. */
   history: AppendHistoryEntry[];
+  /** Oldest first, at most passkeyEventLimit (absent on documents from before passkey events). */
+  passkeyEvents?: PasskeyEventEntry[];
   lastSeen: Date;
 }
 
@@ -61,9 +80,24 @@ export interface UserInsightsDoc {
 export interface UserInsightsState {
   envs: EnvVisits[];
   history: AppendHistoryEntry[];
+  /** Every stored passkey event, expired ones included (the rules decide what still counts). */
+  passkeyEvents: PasskeyEventEntry[];
 }
 
-export interface UserInsightsStore {
+/** The user's passkey events (backend API), kept in the same document the rules read. */
+export interface PasskeyEventStore {
+  /**
+   * Adds the event unless the user already has passkeyEventLimit events (expired ones are dropped
+   * first when full); false when it is still full. One guarded update (three when full).
+   */
+  addPasskeyEvent(projectId: string, userId: string, event: PasskeyEventEntry, now: Date): Promise<boolean>;
+  /** The user's stored events, oldest first (expired ones included). */
+  passkeyEvents(projectId: string, userId: string): Promise<PasskeyEventEntry[]>;
+  /** Removes the event; false if the user has none with this ID. */
+  deletePasskeyEvent(projectId: string, userId: string, id: string): Promise<boolean>;
+}
+
+export interface UserInsightsStore extends PasskeyEventStore {
   /**
    * Records a visit of the environment (and appends `history`, as pushHistory does) and returns
    * the state from before it: one findOneAndUpdate (plus, only when the user is over the
@@ -80,6 +114,8 @@ export interface UserInsightsLimits {
   envLimit: number;
   /** Append events kept per user, the most recent. */
   historyLimit: number;
+  /** Passkey events kept per user; more are refused until some expire or are deleted. */
+  passkeyEventLimit: number;
 }
 
 /**
@@ -143,13 +179,13 @@ export function createUserInsightsStore(db: Db, limits: UserInsightsLimits): Use
             // history is either appended to or, on insert, created empty: one operator per path.
             ...(history.length ? { $push: { history: { $each: history, $slice: -limits.historyLimit } }, $setOnInsert: { userId } } : { $setOnInsert: { userId, history: [] } }),
           },
-          { upsert: true, returnDocument: 'before', projection: { envs: 1, history: 1 } },
+          { upsert: true, returnDocument: 'before', projection: { envs: 1, history: 1, passkeyEvents: 1 } },
         ),
       );
       const envs = Object.values(before?.envs ?? {});
       const after = envs.some((e) => e.key === key) ? envs : [...envs, { key, firstSeen: now, lastSeen: now }];
       if (after.length > limits.envLimit) await evict(projectId, userId, after, key);
-      return { envs, history: before?.history ?? [] };
+      return { envs, history: before?.history ?? [], passkeyEvents: before?.passkeyEvents ?? [] };
     },
 
     async pushHistory(projectId, userId, entries) {
@@ -162,6 +198,39 @@ export function createUserInsightsStore(db: Db, limits: UserInsightsLimits): Use
           { upsert: true },
         ),
       );
+    },
+
+    async addPasskeyEvent(projectId, userId, event, now) {
+      // The guard is the cap: the document matches only while the last allowed slot is free.
+      const push = () =>
+        docs.updateOne(
+          { ...filterOf(projectId, userId), [`passkeyEvents.${limits.passkeyEventLimit - 1}`]: { $exists: false } },
+          { $push: { passkeyEvents: event }, $setOnInsert: { userId, envs: {}, envDetails: {}, history: [] } },
+          { upsert: true },
+        );
+      const pushed = async (): Promise<boolean> => {
+        try {
+          await push();
+          return true;
+        } catch (err) {
+          // The upsert met the existing document: it is full (or a first write raced this one).
+          if (err instanceof MongoServerError && err.code === 11000) return false;
+          throw err;
+        }
+      };
+      if (await pushed()) return true;
+      await docs.updateOne(filterOf(projectId, userId), { $pull: { passkeyEvents: { expiresAt: { $lte: now } } } });
+      return pushed();
+    },
+
+    async passkeyEvents(projectId, userId) {
+      const doc = await docs.findOne(filterOf(projectId, userId), { projection: { passkeyEvents: 1 } });
+      return doc?.passkeyEvents ?? [];
+    },
+
+    async deletePasskeyEvent(projectId, userId, id) {
+      const r = await docs.updateOne({ ...filterOf(projectId, userId), 'passkeyEvents.id': id }, { $pull: { passkeyEvents: { id } } });
+      return r.modifiedCount === 1;
     },
 
     async forgetUser(projectId, userId) {

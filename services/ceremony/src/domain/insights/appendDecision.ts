@@ -5,7 +5,7 @@
  */
 import type { ClientCapabilities } from './clientCapabilities.js';
 import type { RestrictedBrowserVerdict } from './restrictedBrowser.js';
-import { appendVariantOf } from './situation.js';
+import { appendVariantOf, type AppendVariant } from './situation.js';
 import type { AppendFlags, AppendInsights, HistoryData } from './types.js';
 
 export const APPEND_TAGS = {
@@ -19,6 +19,7 @@ export const APPEND_TAGS = {
   userNoPasskeys: 'user-no-pks',
   userEnvNoPasskeys: 'user-env-no-pks',
   forced: 'forced-append',
+  userAppendBlacklisted: 'user-append-blacklisted',
 } as const;
 
 export interface AppendDecisionInput {
@@ -30,6 +31,8 @@ export interface AppendDecisionInput {
   /** One of the user's passkeys was created in this client environment. */
   envHasPasskey: boolean;
   history: HistoryData;
+  /** Variants the application blacklisted for the user through passkey events (passkeyEventEffects). */
+  blacklistedVariants?: readonly AppendVariant[];
 }
 
 export interface AppendDecision {
@@ -95,6 +98,8 @@ export function decideAppend(input: AppendDecisionInput): AppendDecision {
 function firstRefusal(input: AppendDecisionInput, variant: ReturnType<typeof appendVariantOf>): string | null {
   // Neither a platform authenticator nor hybrid: the client has no way to create a passkey.
   if (!input.capabilities.canCreatePasskey) return APPEND_TAGS.noPasskeySupport;
+  // The application reported that this kind of offer must not be made to the user for now.
+  if (input.blacklistedVariants?.includes(variant)) return APPEND_TAGS.userAppendBlacklisted;
   // A passkey from this environment already signs the user in here; another one adds nothing.
   if (input.envHasPasskey) return APPEND_TAGS.envPasskeyExists;
   if (input.restrictedBrowser.restricted) {

@@ -24,6 +24,7 @@ import { clientEnvKey } from './clientEnvKey.js';
 import { buildDetectionInsights } from './detectionInsights.js';
 import { computeHistoryData, type HistoryWindows } from './historyData.js';
 import { decideLogin } from './loginDecision.js';
+import { passkeyEventEffects, type PasskeyEventEffects } from './passkeyEventEffects.js';
 import { isFromThisEnv } from './passkeyLocation.js';
 import { assessRestrictedBrowser, type RestrictedBrowserVerdict } from './restrictedBrowser.js';
 import type { AppendInsights, AppendInsightsInput, CeremonyEvent, ClientContext, DetectionInsights, InsightsService, LoginInsights, LoginInsightsInput, PasskeySummary } from './types.js';
@@ -70,6 +71,8 @@ interface Facts {
   envKey: string;
   envHasPasskey: boolean;
   detection: DetectionInsights;
+  /** What the application's unexpired passkey events decide (read with the same document). */
+  reported: PasskeyEventEffects;
 }
 
 export function createInsightsService(stores: InsightsStores, opts: InsightsOptions = {}): InsightsRuntime {
@@ -103,7 +106,9 @@ export function createInsightsService(stores: InsightsStores, opts: InsightsOpti
     const envKey = clientEnvKey(client);
     // The one store operation: this visit is recorded, the rules see the state before it.
     const [before, passkeys] = await Promise.all([users.visitEnv(projectId, userId, envKey, envSnapshot(client), now), passkeysRead]);
-    const history = computeHistoryData(historyEvents(before), now, windows);
+    const reported = passkeyEventEffects(before.passkeyEvents, now);
+    // Append failures the application reported join the recorded history (they count until they expire or are deleted).
+    const history = computeHistoryData([...historyEvents(before), ...reported.appendFailures], now, windows);
     const envHasPasskey = passkeys.some((p) => isFromThisEnv(p, envKey));
     const firstSeen = before.envs.find((e) => e.key === envKey)?.firstSeen ?? null;
     // Known: a passkey was made here, or the user was seen here before this request (the ceremony
@@ -118,7 +123,7 @@ export function createInsightsService(stores: InsightsStores, opts: InsightsOpti
       passkeys,
       clientEnvIds: clientEnvIdsOf(before),
     });
-    return { capabilities, userAgent, restrictedBrowser, envKey, envHasPasskey, detection, passkeys };
+    return { capabilities, userAgent, restrictedBrowser, envKey, envHasPasskey, detection, passkeys, reported };
   }
 
   return {
@@ -132,6 +137,7 @@ export function createInsightsService(stores: InsightsStores, opts: InsightsOpti
         userPasskeyCount: input.passkeys.length,
         envHasPasskey: facts.envHasPasskey,
         history: facts.detection.historyData,
+        blacklistedVariants: facts.reported.appendBlacklisted,
       });
       const client = auditClient(input.client, facts.envKey, facts.restrictedBrowser.restricted);
       const decided: EventDoc = {
@@ -172,6 +178,7 @@ export function createInsightsService(stores: InsightsStores, opts: InsightsOpti
         envKey: facts.envKey,
         osName: facts.userAgent.osName || input.client.parsedDeviceInfo?.osName || '',
         strategy: input.strategy,
+        loginBlacklisted: facts.reported.loginBlacklisted,
       });
       return { loginAllow, detection: facts.detection, decision };
     },

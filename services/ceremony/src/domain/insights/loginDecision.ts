@@ -12,6 +12,7 @@ export const LOGIN_TAGS = {
   platformHighConfidence: 'user-platform-pk-high-confidence',
   syncedMediumConfidence: 'user-synced-pk-medium-confidence',
   crossPlatformHighConfidence: 'user-cross-platform-pk-high-confidence',
+  loginBlacklisted: 'user-login-blacklisted',
 } as const;
 
 export interface LoginDecisionInput {
@@ -21,6 +22,8 @@ export interface LoginDecisionInput {
   /** The client's OS name (from its user agent), for the synced-passkey rule. */
   osName: string;
   strategy: CrossDeviceStrategy;
+  /** The application reported user-login-blacklisted and it has not expired (passkeyEventEffects). */
+  loginBlacklisted?: boolean;
 }
 
 export interface LoginDecision {
@@ -30,6 +33,10 @@ export interface LoginDecision {
 
 export function decideLogin(input: LoginDecisionInput): LoginDecision {
   const { passkeys } = input;
+  // The application's word comes first: it knows why a passkey login must not be offered now.
+  if (input.loginBlacklisted) {
+    return { loginAllow: false, decision: { tag: LOGIN_TAGS.loginBlacklisted, isCDACandidate: false, experiments: [], preferImmediatelyAvailable: false } };
+  }
   if (passkeys.length === 0) {
     return { loginAllow: false, decision: { tag: LOGIN_TAGS.userNoPasskeys, isCDACandidate: false, experiments: [], preferImmediatelyAvailable: false } };
   }
