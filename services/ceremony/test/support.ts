@@ -33,6 +33,7 @@ import { mongoCredentialStore } from '../src/store/credentials.js';
 import { ceremonyIndexes } from '../src/store/indexes.js';
 import { mongoSessionStore } from '../src/store/sessions.js';
 import { mongoWebauthnUserStore } from '../src/store/webauthnUsers.js';
+import { mongoAuthEventStore } from '../src/store/authEvents.js';
 
 export const silent = pino({ level: 'silent' });
 
@@ -149,6 +150,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
+    authEvents: mongoAuthEventStore(store.db),
     insights,
     aaguids: createAaguidCatalog(),
     logger: silent,

@@ -1,6 +1,6 @@
 /**
  * users (users and identifiers, UserService): what other features may use: the stores' record
- * types, the identifier rules and limits, finding a user by a login identifier, deleting a user.
+ * types (users, identifiers, social accounts), the identifier rules and limits, finding a user by a login identifier, deleting a user.
  * Composed in server.ts from handlers/userService.ts with UserDeps.
  */
 export { classifyIdentifier } from './domain/loginIdentifiers.js';
@@ -14,3 +14,4 @@ export { chooseVouchedUsername, pickVouchedUsername } from './domain/pickVouched
 export type { UserDeps } from './domain/userDeps.js';
 export type { IdentifierRecord, IdentifierStatus, IdentifierStore, IdentifierType } from './store/identifiers.js';
 export type { UserRecord, UserStore } from './store/users.js';
+export type { SocialAccountRecord, SocialAccountStore } from './store/socialAccounts.js';
