@@ -21,8 +21,7 @@ import { authFlowServiceImpl } from './auth-flows/handlers/authFlowService.js';
 import { connectFlowServiceImpl } from './connect-flows/handlers/connectFlowService.js';
 import { connectTokenServiceImpl } from './connect-tokens/handlers/connectTokenService.js';
 import { meServiceImpl } from './me/handlers/meService.js';
-import { projectConfigServiceImpl } from './projects/handlers/projectConfigService.js';
-import { projectServiceImpl } from './projects/handlers/projectService.js';
+import { projectConfigServiceImpl, projectServiceImpl } from './projects/handlers/projectService.js';
 import { sessionServiceImpl } from './sessions/handlers/sessionService.js';
 import { userServiceImpl } from './users/handlers/userService.js';
 
