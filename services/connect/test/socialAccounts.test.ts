@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/passkeyauth/common/v1/errors_pb.js';
 import { ProjectConfigService } from '../../../gen/passkeyauth/connect/v1/project_config_service_pb.js';
 import { createProject } from '../src/projects/domain/createProject.js';
+import { summarizeProject } from '../src/projects/domain/listProjects.js';
 import { checkCname } from '../src/projects/domain/updateCname.js';
 import { MAX_SOCIAL_ACCOUNTS_PER_USER } from '../src/users/domain/createSocialAccount.js';
 import { as, clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
@@ -134,6 +135,9 @@ describe('project CNAME', () => {
     expect(after.cname).toBe('auth.example.com');
     expect(after.frontendApiUrl).toBe(before.frontendApiUrl);
     expect((await env.deps.projects.find(B))!.cname).toBeUndefined();
+    // Reported to the operator by `project list`.
+    expect(summarizeProject(after).cname).toBe('auth.example.com');
+    expect(summarizeProject((await env.deps.projects.find(B))!)).not.toHaveProperty('cname');
   });
 
   it('must be a DNS host name: 400 naming cname otherwise', async () => {
