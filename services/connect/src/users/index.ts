@@ -9,6 +9,7 @@ export { deleteUser } from './domain/deleteUser.js';
 export { findLoginIdentifierOfUser, pickLoginIdentifier } from './domain/loginIdentifiers.js';
 export { findUserByIdentifier } from './domain/loginIdentifiers.js';
 export { checkIdentifierLimit } from './domain/identifierLimits.js';
+export { MAX_SOCIAL_ACCOUNTS_PER_USER } from './domain/createSocialAccount.js';
 export { IDENTIFIER_TYPES, checkIdentifierType, normalizeIdentifier } from './domain/identifierRules.js';
 export { chooseVouchedUsername, pickVouchedUsername } from './domain/pickVouchedUsername.js';
 export type { UserDeps } from './domain/userDeps.js';

@@ -21,7 +21,7 @@ export interface MeDeps extends SessionDeps {
   identifierVerifications: IdentifierVerificationStore;
   /** Deleting one's own account also removes what other services hold for the user. */
   cleanup: UserCleanup;
-  /** Deleting one's own account removes the user's social account records with it. */
+  /** GET /v2/me lists the user's social accounts; deleting one's own account removes them. */
   socialAccounts: SocialAccountStore;
 }
 
