@@ -241,6 +241,10 @@ describe('the generated documents', () => {
       expect(operation('backend', 'delete', path).responses['200']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/genericRsp' } } } });
     }
     expect(docs.backend.components.schemas.genericRsp.required).toEqual(['httpStatusCode', 'message', 'requestData', 'runtime']);
+    // A repeated response_body answers a bare array of its messages (the reference's UserSocialAccountList).
+    expect(operation('backend', 'get', '/v2/users/{userID}/socialAccounts').responses['200']).toMatchObject({
+      content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/SocialAccount' } } } },
+    });
   });
 
   it('error answers are errorRsp, by status and as the default', () => {

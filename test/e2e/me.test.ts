@@ -142,6 +142,13 @@ describe('/v2/me', () => {
     });
   });
 
+  it('shows the social accounts the application linked (frontend socialAccount shape)', async () => {
+    const linked = await back(`/v2/users/${ada.userId}/socialAccounts`, { providerType: 'google', identifierValue: 'ada@example.com', foreignID: 'me-e2e-1', avatarURL: 'https://lh3.example.com/ada.png', fullName: 'Ada L.' });
+    expect(linked.status).toBe(200);
+    const r = await front('GET', '/v2/me', { token: ada.session });
+    expect(r.body.socialAccounts).toEqual([{ providerType: 'google', identifierValue: 'ada@example.com', avatarUrl: 'https://lh3.example.com/ada.png', fullName: 'Ada L.' }]);
+  });
+
   it('F3/F4: appends a passkey, lists it, and does not offer another one in the same client environment', async () => {
     const start = await front('POST', '/v2/me/passkeys/append/start', { token: ada.session, body: { clientInformation: capable() } });
     expect(start.status).toBe(200);

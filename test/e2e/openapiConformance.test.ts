@@ -238,6 +238,20 @@ describe('recorded answers of the backend API match its document', () => {
     expect({ status: renamed.status, fullName: json(renamed).fullName }).toEqual({ status: 200, fullName: 'Ada King' });
   });
 
+  it('social accounts: create, the user\'s list (a bare array), the project\'s list with paging, duplicate (409); auth events; CNAME (genericRsp, 400)', async () => {
+    const account = { providerType: 'google', identifierValue: 'ada@example.com', foreignID: '118230', avatarURL: '', fullName: 'Ada' };
+    expect((await call('backend', 'POST', '/v2/users/{userID}/socialAccounts', { params: { userID }, body: account })).status).toBe(200);
+    const mine = await call('backend', 'GET', '/v2/users/{userID}/socialAccounts', { params: { userID }, query: '?sort=created:desc' });
+    expect({ status: mine.status, count: (mine.body as unknown[]).length }).toEqual({ status: 200, count: 1 });
+    const listed = await call('backend', 'GET', '/v2/socialAccounts', { query: `?filter[]=${encodeURIComponent('providerType:eq:google')}&page=1&pageSize=10` });
+    expect({ status: listed.status, total: json(listed).paging.totalItems }).toEqual({ status: 200, total: 1 });
+    expect((await call('backend', 'POST', '/v2/users/{userID}/socialAccounts', { params: { userID }, body: account })).status).toBe(409);
+    const event = { username: 'ada@example.com', eventType: 'login', method: 'email_otp', status: 'failure', clientInformation: backendClientInformation };
+    expect((await call('backend', 'POST', '/v2/users/{userID}/authEvents', { params: { userID }, body: event })).status).toBe(200);
+    expect((await call('backend', 'PUT', '/v2/projectConfig/cname', { body: { cname: 'auth.example.com' } })).status).toBe(200);
+    expect((await call('backend', 'PUT', '/v2/projectConfig/cname', { body: { cname: 'https://auth.example.com' } })).status).toBe(400);
+  });
+
   it('challenges: B1 (with its value), PATCH with a wrong and the right value, GET, PATCH again (409)', async () => {
     const b1 = await call('backend', 'POST', '/v2/users/{userID}/challenges', {
       params: { userID },

@@ -31,6 +31,8 @@ beforeAll(async () => {
   await db.collection('users').insertMany(many(200, (i) => ({ _id: `usr-${i}` as never, projectId: `pro-${i % 4}`, createdAt: new Date(i) })));
   await db.collection('identifiers').insertMany(many(200, (i) => ({ _id: `ide-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, type: 'email', value: `u${i}@example.com`, claimed: i % 2 === 1, createdAt: new Date(i) })));
   await db.collection('sessions').insertMany(many(200, (i) => ({ _id: `ses-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
+  await db.collection('social_accounts').insertMany(many(200, (i) => ({ _id: `soc-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, providerType: 'google', foreignId: `f${i}`, identifierValue: `u${i}@example.com`, createdAt: new Date(i) })));
+  await db.collection('auth_events').insertMany(many(200, (i) => ({ _id: `aev-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
   await db.collection('connect_tokens').insertMany(many(200, (i) => ({ _id: `ctk-${i}` as never, projectId: `pro-${i % 4}`, secretHash: `h${i}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
 }, 60_000);
 
@@ -80,6 +82,11 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: 'connect: a connect token by secret', collection: 'connect_tokens', filter: { secretHash: 'h5' }, index: 'secret_hash_unique' },
   { what: "connect: a user's sessions, newest first (backend long-session list)", collection: 'sessions', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1 }, index: 'project_user_created' },
   { what: "connect: a project's connect tokens, oldest first", collection: 'connect_tokens', filter: { projectId: 'pro-1' }, sort: { createdAt: 1 }, index: 'project_created' },
+  { what: 'connect: a provider account (a social login finds its user)', collection: 'social_accounts', filter: { projectId: 'pro-1', providerType: 'google', foreignId: 'f5' }, index: 'project_provider_foreign_unique' },
+  { what: "connect: a user's social accounts, oldest first (list, limit)", collection: 'social_accounts', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_user_created' },
+  { what: "connect: a project's social accounts, oldest first", collection: 'social_accounts', filter: { projectId: 'pro-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_created' },
+  { what: 'connect: social accounts by identifier value', collection: 'social_accounts', filter: { projectId: 'pro-1', identifierValue: 'u5@example.com' }, index: 'project_identifier_value' },
+  { what: "ceremony: a user's auth events, newest first (trim, recent)", collection: 'auth_events', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1, _id: -1 }, index: 'project_user_created' },
 ];
 
 describe('query plans of the hot repository queries', () => {

@@ -127,8 +127,15 @@ function responseBodyMessage(route: Route): DescMessage | undefined {
   if (route.genericResponse || route.noContent) return undefined;
   if (!route.responseBody) return route.method.output;
   const field = route.method.output.fields.find((f) => f.localName === route.responseBody || f.name === route.responseBody);
+  if (field?.fieldKind === 'list' && field.listKind === 'message') return field.message;
   if (!field || field.fieldKind !== 'message') throw new Error(`${route.httpMethod} ${route.template}: response_body "${route.responseBody}" is not a message field`);
   return field.message;
+}
+
+/** Whether the 200 body is a JSON array of the response_body field's messages (a repeated field). */
+function answersArray(route: Route): boolean {
+  const field = route.method.output.fields.find((f) => f.localName === route.responseBody || f.name === route.responseBody);
+  return !!route.responseBody && field?.fieldKind === 'list';
 }
 
 function humanize(name: string): string {
@@ -199,7 +206,8 @@ function queryParameters(input: DescMessage, pathParams: Set<string>, registry: 
 
 function responses(route: Route, registry: SchemaRegistry): Record<string, OpenApiResponse | { $ref: string }> {
   const body = responseBodyMessage(route);
-  const schema: JsonSchema = body ? registry.messageSchema(body, 'response') : schemaRef('genericRsp');
+  const item: JsonSchema = body ? registry.messageSchema(body, 'response') : schemaRef('genericRsp');
+  const schema: JsonSchema = body && answersArray(route) ? { type: 'array', items: item } : item;
   const requestIdHeader = { 'X-Request-ID': { $ref: '#/components/headers/RequestID' } };
   const out: Record<string, OpenApiResponse | { $ref: string }> = route.noContent
     ? { '204': { description: 'No Content', headers: requestIdHeader } }

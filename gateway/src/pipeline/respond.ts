@@ -26,8 +26,10 @@ export function answerBody(route: Route, response: Message, requestId: string, s
   if (route.genericResponse) return genericRsp(requestId, seconds);
   if (route.responseBody) {
     const field = route.method.output.fields.find((f) => f.localName === route.responseBody || f.name === route.responseBody);
+    const inner = (response as unknown as Record<string, unknown>)[field?.localName ?? ''];
+    // A repeated message field is the reference's bare JSON array (e.g. UserSocialAccountList).
+    if (field?.fieldKind === 'list' && field.listKind === 'message') return ((inner ?? []) as never[]).map((item) => encodeMessage(field.message, item));
     if (!field || field.fieldKind !== 'message') throw new Error(`${route.httpMethod} ${route.template}: response_body "${route.responseBody}" is not a message field`);
-    const inner = (response as unknown as Record<string, unknown>)[field.localName];
     return inner ? encodeMessage(field.message, inner as never) : {};
   }
   return encodeMessage(route.method.output, response);

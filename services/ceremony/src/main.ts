@@ -16,6 +16,7 @@ import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challeng
 import { rpcPasskeyNotifier } from './clients/challengeNotifier.js';
 import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
+import { mongoAuthEventStore } from './store/authEvents.js';
 import { ceremonyIndexes } from './store/indexes.js';
 import { insightsIndexes } from './store/insightsIndexes.js';
 import { createInsightsStores } from './store/insightsStores.js';
@@ -61,6 +62,7 @@ try {
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
+    authEvents: mongoAuthEventStore(store.db),
     insights,
     passkeyEvents: insightsStores.users,
     aaguids,

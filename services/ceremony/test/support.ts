@@ -34,6 +34,7 @@ import { ceremonyIndexes } from '../src/store/indexes.js';
 import { createInsightsStores } from '../src/store/insightsStores.js';
 import { mongoSessionStore } from '../src/store/sessions.js';
 import { mongoWebauthnUserStore } from '../src/store/webauthnUsers.js';
+import { mongoAuthEventStore } from '../src/store/authEvents.js';
 
 export const silent = pino({ level: 'silent' });
 
@@ -150,6 +151,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     sessions: mongoSessionStore(store.db),
     credentials: mongoCredentialStore(store.db),
     webauthnUsers: mongoWebauthnUserStore(store.db),
+    authEvents: mongoAuthEventStore(store.db),
     insights,
     passkeyEvents: createInsightsStores(store.db).users,
     aaguids: createAaguidCatalog(),

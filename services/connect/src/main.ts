@@ -18,6 +18,7 @@ import { mongoConnectTokenStore } from './connect-tokens/store/connectTokens.js'
 import { mongoProcessStore } from './connect-flows/store/processes.js';
 import { connectIndexes, prepareConnectStore } from './store/indexes.js';
 import { mongoIdentifierStore } from './users/store/identifiers.js';
+import { mongoSocialAccountStore } from './users/store/socialAccounts.js';
 import { mongoIdentifierVerificationStore } from './me/store/identifierVerifications.js';
 import { mongoMeAppendStore } from './me/store/meAppends.js';
 import { mongoProjectStore } from './projects/store/projects.js';
@@ -63,6 +64,7 @@ try {
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
     identifiers: mongoIdentifierStore(store.db),
+    socialAccounts: mongoSocialAccountStore(store.db),
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),

@@ -5,6 +5,7 @@ import { AuthFlowService } from '../../../gen/passkeyauth/connect/v1/auth_flow_s
 import { ConnectFlowService } from '../../../gen/passkeyauth/connect/v1/connect_flow_service_pb.js';
 import { ConnectTokenService } from '../../../gen/passkeyauth/connect/v1/connect_token_service_pb.js';
 import { MeService } from '../../../gen/passkeyauth/connect/v1/me_service_pb.js';
+import { ProjectConfigService } from '../../../gen/passkeyauth/connect/v1/project_config_service_pb.js';
 import { ProjectService } from '../../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { SessionService } from '../../../gen/passkeyauth/connect/v1/session_service_pb.js';
 import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb.js';
@@ -20,7 +21,7 @@ import { authFlowServiceImpl } from './auth-flows/handlers/authFlowService.js';
 import { connectFlowServiceImpl } from './connect-flows/handlers/connectFlowService.js';
 import { connectTokenServiceImpl } from './connect-tokens/handlers/connectTokenService.js';
 import { meServiceImpl } from './me/handlers/meService.js';
-import { projectServiceImpl } from './projects/handlers/projectService.js';
+import { projectConfigServiceImpl, projectServiceImpl } from './projects/handlers/projectService.js';
 import { sessionServiceImpl } from './sessions/handlers/sessionService.js';
 import { userServiceImpl } from './users/handlers/userService.js';
 
@@ -31,6 +32,7 @@ export function connectRoutes(deps: ConnectServiceDeps) {
   return (router: ConnectRouter) => {
     router.service(UserService, userServiceImpl(deps));
     router.service(ProjectService, projectServiceImpl(deps));
+    router.service(ProjectConfigService, projectConfigServiceImpl(deps));
     router.service(ConnectTokenService, connectTokenServiceImpl(deps));
     router.service(ConnectFlowService, connectFlowServiceImpl(deps));
     router.service(MeService, meServiceImpl(deps));

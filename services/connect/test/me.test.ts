@@ -223,7 +223,7 @@ describe('the session', () => {
 });
 
 describe('GET /v2/me', () => {
-  it('returns the user with their identifiers, oldest first, and no social accounts', async () => {
+  it('returns the user with their identifiers, oldest first, and no social accounts when none is linked', async () => {
     const s = await signedIn(A, [['email', 'ada@example.com', 'primary'], ['phone', '+4915112345678', 'pending'], ['username', 'ada', 'verified']], 'Ada Lovelace');
     const r = await me.getMe({}, as(A, s));
     expect(r.id).toBe(s.userId);
@@ -239,6 +239,20 @@ describe('GET /v2/me', () => {
   it('has "" as fullName when the user has none', async () => {
     const s = await signedIn(A, [['email', 'noname@example.com', 'verified']]);
     expect((await me.getMe({}, as(A, s))).fullName).toBe('');
+  });
+
+  it('lists the social accounts the application linked to the user, oldest first, and only theirs', async () => {
+    const s = await signedIn(A, [['email', 'linked@example.com', 'verified']]);
+    const other = await signedIn(A, [['email', 'unlinked@example.com', 'verified']]);
+    const link = (providerType: 'github' | 'google', foreignId: string, createdAt: Date) =>
+      env.deps.socialAccounts.insert({ _id: newId('soc'), projectId: A, userId: s.userId, providerType, identifierValue: 'linked@example.com', foreignId, avatarUrl: '', fullName: 'Linked', createdAt });
+    await link('github', 'me-gh-1', new Date(1000));
+    await link('google', 'me-g-1', new Date(2000));
+    expect((await me.getMe({}, as(A, s))).socialAccounts.map((a) => ({ ...a }))).toEqual([
+      { $typeName: 'passkeyauth.connect.v1.MeSocialAccount', providerType: 'github', identifierValue: 'linked@example.com', avatarUrl: '', fullName: 'Linked' },
+      { $typeName: 'passkeyauth.connect.v1.MeSocialAccount', providerType: 'google', identifierValue: 'linked@example.com', avatarUrl: '', fullName: 'Linked' },
+    ]);
+    expect((await me.getMe({}, as(A, other))).socialAccounts).toEqual([]);
   });
 });
 

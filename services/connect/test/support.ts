@@ -21,6 +21,7 @@ import { mongoConnectTokenStore } from '../src/connect-tokens/store/connectToken
 import { mongoProcessStore } from '../src/connect-flows/store/processes.js';
 import { connectIndexes } from '../src/store/indexes.js';
 import { mongoIdentifierStore } from '../src/users/store/identifiers.js';
+import { mongoSocialAccountStore } from '../src/users/store/socialAccounts.js';
 import { mongoIdentifierVerificationStore } from '../src/me/store/identifierVerifications.js';
 import { mongoMeAppendStore } from '../src/me/store/meAppends.js';
 import { mongoProjectStore } from '../src/projects/store/projects.js';
@@ -63,6 +64,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
     identifiers: mongoIdentifierStore(store.db),
+    socialAccounts: mongoSocialAccountStore(store.db),
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/me_service.proto.
  */
 export const file_passkeyauth_connect_v1_me_service: GenFile = /*@__PURE__*/
-  fileDesc("CidwYXNza2V5YXV0aC9jb25uZWN0L3YxL21lX3NlcnZpY2UucHJvdG8SFnBhc3NrZXlhdXRoLmNvbm5lY3QudjEiDgoMR2V0TWVSZXF1ZXN0IkcKDE1lSWRlbnRpZmllchIKCgJpZBgBIAEoCRINCgV2YWx1ZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnN0YXR1cxgEIAEoCSKCAQoNR2V0TWVSZXNwb25zZRIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSOQoLaWRlbnRpZmllcnMYAyADKAsyJC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLk1lSWRlbnRpZmllchIXCg9zb2NpYWxfYWNjb3VudHMYBCADKAkiFwoVTGlzdE15UGFzc2tleXNSZXF1ZXN0IoEBChZMaXN0TXlQYXNza2V5c1Jlc3BvbnNlEjgKCHBhc3NrZXlzGAEgAygLMiYucGFzc2tleWF1dGguY29ubmVjdC52MS5Db25uZWN0UGFzc2tleRItCgZwYWdpbmcYAiABKAsyHS5wYXNza2V5YXV0aC5jb21tb24udjEuUGFnaW5nIlcKFkRlbGV0ZU15UGFzc2tleVJlcXVlc3QSPQoNY3JlZGVudGlhbF9pZBgBIAEoCUIYukgVchMyEV5jcmUtWzAtOV17MSwzMH0kUgxjcmVkZW50aWFsSUQiJQoXRGVsZXRlTXlQYXNza2V5UmVzcG9uc2USCgoCaWQYASABKAkicQoZQXBwZW5kUGFzc2tleVN0YXJ0UmVxdWVzdBJUChJjbGllbnRfaW5mb3JtYXRpb24YASABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbkIGukgDyAEBIr0BChpBcHBlbmRQYXNza2V5U3RhcnRSZXNwb25zZRIbChNhdHRlc3RhdGlvbl9vcHRpb25zGAEgASgJEiIKFW5ld19jbGllbnRfZW52X2hhbmRsZRgCIAEoCUgAiAEBEiYKGWFwcGVuZF9ub3RfYWxsb3dlZF9yZWFzb24YAyABKAlIAYgBAUIYChZfbmV3X2NsaWVudF9lbnZfaGFuZGxlQhwKGl9hcHBlbmRfbm90X2FsbG93ZWRfcmVhc29uIp0BChpBcHBlbmRQYXNza2V5RmluaXNoUmVxdWVzdBIpChRhdHRlc3RhdGlvbl9yZXNwb25zZRgBIAEoCUILukgIcgYQARiAgAQSVAoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBASJVChtBcHBlbmRQYXNza2V5RmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSKrAQocVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVxdWVzdBI9Cg1pZGVudGlmaWVyX2lkGAEgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBJMChJjbGllbnRfaW5mb3JtYXRpb24YAiABKAsyMC5wYXNza2V5YXV0aC5jb21tb24udjEuRnJvbnRlbmRDbGllbnRJbmZvcm1hdGlvbiJXCh1WZXJpZnlJZGVudGlmaWVyU3RhcnRSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIncKHVZlcmlmeUlkZW50aWZpZXJGaW5pc2hSZXF1ZXN0Ej0KDWlkZW50aWZpZXJfaWQYASABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEEhcKBGNvZGUYAiABKAlCCbpIBnIEEAEYQCJYCh5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSJECg9VcGRhdGVNZVJlcXVlc3QSIwoJZnVsbF9uYW1lGAEgASgJQgu6SAjIAQFyAxiAAkgAiAEBQgwKCl9mdWxsX25hbWUiSgoQVXBkYXRlTWVSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIhEKD0RlbGV0ZU1lUmVxdWVzdCJKChBEZWxldGVNZVJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UibgoZQ3JlYXRlTXlJZGVudGlmaWVyUmVxdWVzdBI2Cg9pZGVudGlmaWVyX3R5cGUYASABKAlCHbpIGnIYUgVlbWFpbFIFcGhvbmVSCHVzZXJuYW1lEhkKBXZhbHVlGAIgASgJQgq6SAdyBRABGIACIlQKGkNyZWF0ZU15SWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UirQEKGVVwZGF0ZU15SWRlbnRpZmllclJlcXVlc3QSPQoNaWRlbnRpZmllcl9pZBgBIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQSNgoPaWRlbnRpZmllcl90eXBlGAIgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIZCgV2YWx1ZRgDIAEoCUIKukgHcgUQARiAAiJUChpVcGRhdGVNeUlkZW50aWZpZXJSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIloKGURlbGV0ZU15SWRlbnRpZmllclJlcXVlc3QSPQoNaWRlbnRpZmllcl9pZBgBIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQiVAoaRGVsZXRlTXlJZGVudGlmaWVyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSIdChtHZXRVc2VyRGV0YWlsc0NvbmZpZ1JlcXVlc3QiJQoVTG9naW5JZGVudGlmaWVyQ29uZmlnEgwKBHR5cGUYASABKAkifgocR2V0VXNlckRldGFpbHNDb25maWdSZXNwb25zZRIaChJmdWxsX25hbWVfcmVxdWlyZWQYASABKAgSQgoLaWRlbnRpZmllcnMYAiADKAsyLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxvZ2luSWRlbnRpZmllckNvbmZpZzK7EgoJTWVTZXJ2aWNlEoEBCgVHZXRNZRIkLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0TWVSZXF1ZXN0GiUucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRNZVJlc3BvbnNlIiuiuxgnCgNHRVQSBi92Mi9tZRoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoEqUBCg5MaXN0TXlQYXNza2V5cxItLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdE15UGFzc2tleXNSZXF1ZXN0Gi4ucGFzc2tleWF1dGguY29ubmVjdC52MS5MaXN0TXlQYXNza2V5c1Jlc3BvbnNlIjSiuxgwCgNHRVQSDy92Mi9tZS9wYXNza2V5cxoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoEroBCg9EZWxldGVNeVBhc3NrZXkSLi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU15UGFzc2tleVJlcXVlc3QaLy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU15UGFzc2tleVJlc3BvbnNlIkaiuxhCCgZERUxFVEUSHi92Mi9tZS9wYXNza2V5cy97Y3JlZGVudGlhbElEfRoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoEr8BChJBcHBlbmRQYXNza2V5U3RhcnQSMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkFwcGVuZFBhc3NrZXlTdGFydFJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkFwcGVuZFBhc3NrZXlTdGFydFJlc3BvbnNlIkKiuxg+CgRQT1NUEhwvdjIvbWUvcGFzc2tleXMvYXBwZW5kL3N0YXJ0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gSxQEKE0FwcGVuZFBhc3NrZXlGaW5pc2gSMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkFwcGVuZFBhc3NrZXlGaW5pc2hSZXF1ZXN0GjMucGFzc2tleWF1dGguY29ubmVjdC52MS5BcHBlbmRQYXNza2V5RmluaXNoUmVzcG9uc2UiRaK7GEEKBFBPU1QSHS92Mi9tZS9wYXNza2V5cy9hcHBlbmQvZmluaXNoGgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gwARLMAQoVVmVyaWZ5SWRlbnRpZmllclN0YXJ0EjQucGFzc2tleWF1dGguY29ubmVjdC52MS5WZXJpZnlJZGVudGlmaWVyU3RhcnRSZXF1ZXN0GjUucGFzc2tleWF1dGguY29ubmVjdC52MS5WZXJpZnlJZGVudGlmaWVyU3RhcnRSZXNwb25zZSJGorsYQgoEUE9TVBIeL3YyL21lL2lkZW50aWZpZXIvdmVyaWZ5L3N0YXJ0GgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gwARLQAQoWVmVyaWZ5SWRlbnRpZmllckZpbmlzaBI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVmVyaWZ5SWRlbnRpZmllckZpbmlzaFJlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJGaW5pc2hSZXNwb25zZSJHorsYQwoEUE9TVBIfL3YyL21lL2lkZW50aWZpZXIvdmVyaWZ5L2ZpbmlzaBoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAESjgEKCFVwZGF0ZU1lEicucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVNZVJlcXVlc3QaKC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZU1lUmVzcG9uc2UiL6K7GCsKBVBBVENIEgYvdjIvbWUaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaDABEo8BCghEZWxldGVNZRInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTWVSZXF1ZXN0GigucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNZVJlc3BvbnNlIjCiuxgsCgZERUxFVEUSBi92Mi9tZRoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAEStgEKEkNyZWF0ZU15SWRlbnRpZmllchIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlTXlJZGVudGlmaWVyUmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlTXlJZGVudGlmaWVyUmVzcG9uc2UiOaK7GDUKBFBPU1QSES92Mi9tZS9pZGVudGlmaWVyGgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gwARK3AQoSVXBkYXRlTXlJZGVudGlmaWVyEjEucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVNeUlkZW50aWZpZXJSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVNeUlkZW50aWZpZXJSZXNwb25zZSI6orsYNgoFUEFUQ0gSES92Mi9tZS9pZGVudGlmaWVyGgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gwARK4AQoSRGVsZXRlTXlJZGVudGlmaWVyEjEucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNeUlkZW50aWZpZXJSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNeUlkZW50aWZpZXJSZXNwb25zZSI7orsYNwoGREVMRVRFEhEvdjIvbWUvaWRlbnRpZmllchoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAESxwEKFEdldFVzZXJEZXRhaWxzQ29uZmlnEjMucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRVc2VyRGV0YWlsc0NvbmZpZ1JlcXVlc3QaNC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJEZXRhaWxzQ29uZmlnUmVzcG9uc2UiRKK7GEAKA0dFVBIXL3YyL3VzZXItZGV0YWlscy1jb25maWcaBmJlYXJlciIGY2xpZW50Igdwcm9jZXNzIgdzZXNzaW9uYgZwcm90bzM", [file_buf_validate_validate, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_connect_v1_connect_flow_service, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CidwYXNza2V5YXV0aC9jb25uZWN0L3YxL21lX3NlcnZpY2UucHJvdG8SFnBhc3NrZXlhdXRoLmNvbm5lY3QudjEiDgoMR2V0TWVSZXF1ZXN0IkcKDE1lSWRlbnRpZmllchIKCgJpZBgBIAEoCRINCgV2YWx1ZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnN0YXR1cxgEIAEoCSKxAQoNR2V0TWVSZXNwb25zZRIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSOQoLaWRlbnRpZmllcnMYAyADKAsyJC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLk1lSWRlbnRpZmllchJACg9zb2NpYWxfYWNjb3VudHMYBSADKAsyJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLk1lU29jaWFsQWNjb3VudEoECAQQBSJpCg9NZVNvY2lhbEFjY291bnQSFQoNcHJvdmlkZXJfdHlwZRgBIAEoCRIYChBpZGVudGlmaWVyX3ZhbHVlGAIgASgJEhIKCmF2YXRhcl91cmwYAyABKAkSEQoJZnVsbF9uYW1lGAQgASgJIhcKFUxpc3RNeVBhc3NrZXlzUmVxdWVzdCKBAQoWTGlzdE15UGFzc2tleXNSZXNwb25zZRI4CghwYXNza2V5cxgBIAMoCzImLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ29ubmVjdFBhc3NrZXkSLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZyJXChZEZWxldGVNeVBhc3NrZXlSZXF1ZXN0Ej0KDWNyZWRlbnRpYWxfaWQYASABKAlCGLpIFXITMhFeY3JlLVswLTldezEsMzB9JFIMY3JlZGVudGlhbElEIiUKF0RlbGV0ZU15UGFzc2tleVJlc3BvbnNlEgoKAmlkGAEgASgJInEKGUFwcGVuZFBhc3NrZXlTdGFydFJlcXVlc3QSVAoSY2xpZW50X2luZm9ybWF0aW9uGAEgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb25CBrpIA8gBASK9AQoaQXBwZW5kUGFzc2tleVN0YXJ0UmVzcG9uc2USGwoTYXR0ZXN0YXRpb25fb3B0aW9ucxgBIAEoCRIiChVuZXdfY2xpZW50X2Vudl9oYW5kbGUYAiABKAlIAIgBARImChlhcHBlbmRfbm90X2FsbG93ZWRfcmVhc29uGAMgASgJSAGIAQFCGAoWX25ld19jbGllbnRfZW52X2hhbmRsZUIcChpfYXBwZW5kX25vdF9hbGxvd2VkX3JlYXNvbiKdAQoaQXBwZW5kUGFzc2tleUZpbmlzaFJlcXVlc3QSKQoUYXR0ZXN0YXRpb25fcmVzcG9uc2UYASABKAlCC7pICHIGEAEYgIAEElQKEmNsaWVudF9pbmZvcm1hdGlvbhgCIAEoCzIwLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5Gcm9udGVuZENsaWVudEluZm9ybWF0aW9uQga6SAPIAQEiVQobQXBwZW5kUGFzc2tleUZpbmlzaFJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiqwEKHFZlcmlmeUlkZW50aWZpZXJTdGFydFJlcXVlc3QSPQoNaWRlbnRpZmllcl9pZBgBIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQSTAoSY2xpZW50X2luZm9ybWF0aW9uGAIgASgLMjAucGFzc2tleWF1dGguY29tbW9uLnYxLkZyb250ZW5kQ2xpZW50SW5mb3JtYXRpb24iVwodVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSJ3Ch1WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVxdWVzdBI9Cg1pZGVudGlmaWVyX2lkGAEgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBIXCgRjb2RlGAIgASgJQgm6SAZyBBABGEAiWAoeVmVyaWZ5SWRlbnRpZmllckZpbmlzaFJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiRAoPVXBkYXRlTWVSZXF1ZXN0EiMKCWZ1bGxfbmFtZRgBIAEoCUILukgIyAEBcgMYgAJIAIgBAUIMCgpfZnVsbF9uYW1lIkoKEFVwZGF0ZU1lUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSIRCg9EZWxldGVNZVJlcXVlc3QiSgoQRGVsZXRlTWVSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIm4KGUNyZWF0ZU15SWRlbnRpZmllclJlcXVlc3QSNgoPaWRlbnRpZmllcl90eXBlGAEgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIZCgV2YWx1ZRgCIAEoCUIKukgHcgUQARiAAiJUChpDcmVhdGVNeUlkZW50aWZpZXJSZXNwb25zZRI2CgZyZXN1bHQYASABKAsyJi5wYXNza2V5YXV0aC5jb21tb24udjEuR2VuZXJpY1Jlc3BvbnNlIq0BChlVcGRhdGVNeUlkZW50aWZpZXJSZXF1ZXN0Ej0KDWlkZW50aWZpZXJfaWQYASABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEEjYKD2lkZW50aWZpZXJfdHlwZRgCIAEoCUIdukgachhSBWVtYWlsUgVwaG9uZVIIdXNlcm5hbWUSGQoFdmFsdWUYAyABKAlCCrpIB3IFEAEYgAIiVAoaVXBkYXRlTXlJZGVudGlmaWVyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSJaChlEZWxldGVNeUlkZW50aWZpZXJSZXF1ZXN0Ej0KDWlkZW50aWZpZXJfaWQYASABKAlCGLpIFXITMhFeaWRlLVswLTldezEsMzB9JFIMaWRlbnRpZmllcklEIlQKGkRlbGV0ZU15SWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiHQobR2V0VXNlckRldGFpbHNDb25maWdSZXF1ZXN0IiUKFUxvZ2luSWRlbnRpZmllckNvbmZpZxIMCgR0eXBlGAEgASgJIn4KHEdldFVzZXJEZXRhaWxzQ29uZmlnUmVzcG9uc2USGgoSZnVsbF9uYW1lX3JlcXVpcmVkGAEgASgIEkIKC2lkZW50aWZpZXJzGAIgAygLMi0ucGFzc2tleWF1dGguY29ubmVjdC52MS5Mb2dpbklkZW50aWZpZXJDb25maWcyuxIKCU1lU2VydmljZRKBAQoFR2V0TWUSJC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldE1lUmVxdWVzdBolLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0TWVSZXNwb25zZSIrorsYJwoDR0VUEgYvdjIvbWUaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaBKlAQoOTGlzdE15UGFzc2tleXMSLS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RNeVBhc3NrZXlzUmVxdWVzdBouLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdE15UGFzc2tleXNSZXNwb25zZSI0orsYMAoDR0VUEg8vdjIvbWUvcGFzc2tleXMaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaBK6AQoPRGVsZXRlTXlQYXNza2V5Ei4ucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNeVBhc3NrZXlSZXF1ZXN0Gi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVNeVBhc3NrZXlSZXNwb25zZSJGorsYQgoGREVMRVRFEh4vdjIvbWUvcGFzc2tleXMve2NyZWRlbnRpYWxJRH0aBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaBK/AQoSQXBwZW5kUGFzc2tleVN0YXJ0EjEucGFzc2tleWF1dGguY29ubmVjdC52MS5BcHBlbmRQYXNza2V5U3RhcnRSZXF1ZXN0GjIucGFzc2tleWF1dGguY29ubmVjdC52MS5BcHBlbmRQYXNza2V5U3RhcnRSZXNwb25zZSJCorsYPgoEUE9TVBIcL3YyL21lL3Bhc3NrZXlzL2FwcGVuZC9zdGFydBoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoEsUBChNBcHBlbmRQYXNza2V5RmluaXNoEjIucGFzc2tleWF1dGguY29ubmVjdC52MS5BcHBlbmRQYXNza2V5RmluaXNoUmVxdWVzdBozLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQXBwZW5kUGFzc2tleUZpbmlzaFJlc3BvbnNlIkWiuxhBCgRQT1NUEh0vdjIvbWUvcGFzc2tleXMvYXBwZW5kL2ZpbmlzaBoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAESzAEKFVZlcmlmeUlkZW50aWZpZXJTdGFydBI0LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVxdWVzdBo1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVmVyaWZ5SWRlbnRpZmllclN0YXJ0UmVzcG9uc2UiRqK7GEIKBFBPU1QSHi92Mi9tZS9pZGVudGlmaWVyL3ZlcmlmeS9zdGFydBoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAES0AEKFlZlcmlmeUlkZW50aWZpZXJGaW5pc2gSNS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlZlcmlmeUlkZW50aWZpZXJGaW5pc2hSZXF1ZXN0GjYucGFzc2tleWF1dGguY29ubmVjdC52MS5WZXJpZnlJZGVudGlmaWVyRmluaXNoUmVzcG9uc2UiR6K7GEMKBFBPU1QSHy92Mi9tZS9pZGVudGlmaWVyL3ZlcmlmeS9maW5pc2gaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaDABEo4BCghVcGRhdGVNZRInLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlTWVSZXF1ZXN0GigucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVNZVJlc3BvbnNlIi+iuxgrCgVQQVRDSBIGL3YyL21lGgZiZWFyZXIiB3Nlc3Npb24iB3JlZnJlc2gwARKPAQoIRGVsZXRlTWUSJy5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZU1lUmVxdWVzdBooLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTWVSZXNwb25zZSIworsYLAoGREVMRVRFEgYvdjIvbWUaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaDABErYBChJDcmVhdGVNeUlkZW50aWZpZXISMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZU15SWRlbnRpZmllclJlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZU15SWRlbnRpZmllclJlc3BvbnNlIjmiuxg1CgRQT1NUEhEvdjIvbWUvaWRlbnRpZmllchoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAEStwEKElVwZGF0ZU15SWRlbnRpZmllchIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlTXlJZGVudGlmaWVyUmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlTXlJZGVudGlmaWVyUmVzcG9uc2UiOqK7GDYKBVBBVENIEhEvdjIvbWUvaWRlbnRpZmllchoGYmVhcmVyIgdzZXNzaW9uIgdyZWZyZXNoMAESuAEKEkRlbGV0ZU15SWRlbnRpZmllchIxLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlJZGVudGlmaWVyUmVxdWVzdBoyLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlTXlJZGVudGlmaWVyUmVzcG9uc2UiO6K7GDcKBkRFTEVURRIRL3YyL21lL2lkZW50aWZpZXIaBmJlYXJlciIHc2Vzc2lvbiIHcmVmcmVzaDABEscBChRHZXRVc2VyRGV0YWlsc0NvbmZpZxIzLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuR2V0VXNlckRldGFpbHNDb25maWdSZXF1ZXN0GjQucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRVc2VyRGV0YWlsc0NvbmZpZ1Jlc3BvbnNlIkSiuxhACgNHRVQSFy92Mi91c2VyLWRldGFpbHMtY29uZmlnGgZiZWFyZXIiBmNsaWVudCIHcHJvY2VzcyIHc2Vzc2lvbmIGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_client_information, file_passkeyauth_common_v1_errors, file_passkeyauth_connect_v1_connect_flow_service, file_passkeyauth_gateway_v1_http]);
 
 /**
  * GetMeRequest has no fields.
@@ -105,11 +105,11 @@ export type GetMeResponse = Message<"passkeyauth.connect.v1.GetMeResponse"> & {
   identifiers: MeIdentifier[];
 
   /**
-   * Social accounts (this service links none).
+   * The social accounts the application linked to the user (POST /v2/users/{userID}/socialAccounts), oldest first.
    *
-   * @generated from field: repeated string social_accounts = 4;
+   * @generated from field: repeated passkeyauth.connect.v1.MeSocialAccount social_accounts = 5;
    */
-  socialAccounts: string[];
+  socialAccounts: MeSocialAccount[];
 };
 
 /**
@@ -118,6 +118,48 @@ export type GetMeResponse = Message<"passkeyauth.connect.v1.GetMeResponse"> & {
  */
 export const GetMeResponseSchema: GenMessage<GetMeResponse> = /*@__PURE__*/
   messageDesc(file_passkeyauth_connect_v1_me_service, 2);
+
+/**
+ * MeSocialAccount is the frontend reference's socialAccount: a social identity linked to the user.
+ *
+ * @generated from message passkeyauth.connect.v1.MeSocialAccount
+ */
+export type MeSocialAccount = Message<"passkeyauth.connect.v1.MeSocialAccount"> & {
+  /**
+   * One of google, microsoft, github.
+   *
+   * @generated from field: string provider_type = 1;
+   */
+  providerType: string;
+
+  /**
+   * The identifier the provider reports (usually an email address).
+   *
+   * @generated from field: string identifier_value = 2;
+   */
+  identifierValue: string;
+
+  /**
+   * The account's picture URL ("" when none).
+   *
+   * @generated from field: string avatar_url = 3;
+   */
+  avatarUrl: string;
+
+  /**
+   * The account holder's name at the provider ("" when none).
+   *
+   * @generated from field: string full_name = 4;
+   */
+  fullName: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.MeSocialAccount.
+ * Use `create(MeSocialAccountSchema)` to create a new message.
+ */
+export const MeSocialAccountSchema: GenMessage<MeSocialAccount> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_me_service, 3);
 
 /**
  * ListMyPasskeysRequest has no fields (all passkeys, oldest first).
@@ -132,7 +174,7 @@ export type ListMyPasskeysRequest = Message<"passkeyauth.connect.v1.ListMyPasske
  * Use `create(ListMyPasskeysRequestSchema)` to create a new message.
  */
 export const ListMyPasskeysRequestSchema: GenMessage<ListMyPasskeysRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 3);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 4);
 
 /**
  * ListMyPasskeysResponse is the reference mePasskeyRsp.
@@ -160,7 +202,7 @@ export type ListMyPasskeysResponse = Message<"passkeyauth.connect.v1.ListMyPassk
  * Use `create(ListMyPasskeysResponseSchema)` to create a new message.
  */
 export const ListMyPasskeysResponseSchema: GenMessage<ListMyPasskeysResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 4);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 5);
 
 /**
  * DeleteMyPasskeyRequest names the passkey.
@@ -181,7 +223,7 @@ export type DeleteMyPasskeyRequest = Message<"passkeyauth.connect.v1.DeleteMyPas
  * Use `create(DeleteMyPasskeyRequestSchema)` to create a new message.
  */
 export const DeleteMyPasskeyRequestSchema: GenMessage<DeleteMyPasskeyRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 5);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 6);
 
 /**
  * DeleteMyPasskeyResponse is the reference mePasskeyDeleteRsp.
@@ -202,7 +244,7 @@ export type DeleteMyPasskeyResponse = Message<"passkeyauth.connect.v1.DeleteMyPa
  * Use `create(DeleteMyPasskeyResponseSchema)` to create a new message.
  */
 export const DeleteMyPasskeyResponseSchema: GenMessage<DeleteMyPasskeyResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 6);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 7);
 
 /**
  * AppendPasskeyStartRequest is the body of F3.
@@ -223,7 +265,7 @@ export type AppendPasskeyStartRequest = Message<"passkeyauth.connect.v1.AppendPa
  * Use `create(AppendPasskeyStartRequestSchema)` to create a new message.
  */
 export const AppendPasskeyStartRequestSchema: GenMessage<AppendPasskeyStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 7);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 8);
 
 /**
  * AppendPasskeyStartResponse is the answer of F3.
@@ -258,7 +300,7 @@ export type AppendPasskeyStartResponse = Message<"passkeyauth.connect.v1.AppendP
  * Use `create(AppendPasskeyStartResponseSchema)` to create a new message.
  */
 export const AppendPasskeyStartResponseSchema: GenMessage<AppendPasskeyStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 8);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 9);
 
 /**
  * AppendPasskeyFinishRequest is the body of F4.
@@ -286,7 +328,7 @@ export type AppendPasskeyFinishRequest = Message<"passkeyauth.connect.v1.AppendP
  * Use `create(AppendPasskeyFinishRequestSchema)` to create a new message.
  */
 export const AppendPasskeyFinishRequestSchema: GenMessage<AppendPasskeyFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 9);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 10);
 
 /**
  * AppendPasskeyFinishResponse renders as genericRsp.
@@ -307,7 +349,7 @@ export type AppendPasskeyFinishResponse = Message<"passkeyauth.connect.v1.Append
  * Use `create(AppendPasskeyFinishResponseSchema)` to create a new message.
  */
 export const AppendPasskeyFinishResponseSchema: GenMessage<AppendPasskeyFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 10);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 11);
 
 /**
  * VerifyIdentifierStartRequest is the body of F11.
@@ -335,7 +377,7 @@ export type VerifyIdentifierStartRequest = Message<"passkeyauth.connect.v1.Verif
  * Use `create(VerifyIdentifierStartRequestSchema)` to create a new message.
  */
 export const VerifyIdentifierStartRequestSchema: GenMessage<VerifyIdentifierStartRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 11);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 12);
 
 /**
  * VerifyIdentifierStartResponse renders as genericRsp.
@@ -356,7 +398,7 @@ export type VerifyIdentifierStartResponse = Message<"passkeyauth.connect.v1.Veri
  * Use `create(VerifyIdentifierStartResponseSchema)` to create a new message.
  */
 export const VerifyIdentifierStartResponseSchema: GenMessage<VerifyIdentifierStartResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 12);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 13);
 
 /**
  * VerifyIdentifierFinishRequest checks the code.
@@ -384,7 +426,7 @@ export type VerifyIdentifierFinishRequest = Message<"passkeyauth.connect.v1.Veri
  * Use `create(VerifyIdentifierFinishRequestSchema)` to create a new message.
  */
 export const VerifyIdentifierFinishRequestSchema: GenMessage<VerifyIdentifierFinishRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 13);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 14);
 
 /**
  * VerifyIdentifierFinishResponse renders as genericRsp.
@@ -405,7 +447,7 @@ export type VerifyIdentifierFinishResponse = Message<"passkeyauth.connect.v1.Ver
  * Use `create(VerifyIdentifierFinishResponseSchema)` to create a new message.
  */
 export const VerifyIdentifierFinishResponseSchema: GenMessage<VerifyIdentifierFinishResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 14);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 15);
 
 /**
  * UpdateMeRequest is the reference meUpdateReq.
@@ -426,7 +468,7 @@ export type UpdateMeRequest = Message<"passkeyauth.connect.v1.UpdateMeRequest"> 
  * Use `create(UpdateMeRequestSchema)` to create a new message.
  */
 export const UpdateMeRequestSchema: GenMessage<UpdateMeRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 15);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 16);
 
 /**
  * UpdateMeResponse renders as genericRsp.
@@ -447,7 +489,7 @@ export type UpdateMeResponse = Message<"passkeyauth.connect.v1.UpdateMeResponse"
  * Use `create(UpdateMeResponseSchema)` to create a new message.
  */
 export const UpdateMeResponseSchema: GenMessage<UpdateMeResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 16);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 17);
 
 /**
  * DeleteMeRequest has no fields.
@@ -462,7 +504,7 @@ export type DeleteMeRequest = Message<"passkeyauth.connect.v1.DeleteMeRequest"> 
  * Use `create(DeleteMeRequestSchema)` to create a new message.
  */
 export const DeleteMeRequestSchema: GenMessage<DeleteMeRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 17);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 18);
 
 /**
  * DeleteMeResponse renders as genericRsp.
@@ -483,7 +525,7 @@ export type DeleteMeResponse = Message<"passkeyauth.connect.v1.DeleteMeResponse"
  * Use `create(DeleteMeResponseSchema)` to create a new message.
  */
 export const DeleteMeResponseSchema: GenMessage<DeleteMeResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 18);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 19);
 
 /**
  * CreateMyIdentifierRequest is the reference meIdentifierCreateReq.
@@ -511,7 +553,7 @@ export type CreateMyIdentifierRequest = Message<"passkeyauth.connect.v1.CreateMy
  * Use `create(CreateMyIdentifierRequestSchema)` to create a new message.
  */
 export const CreateMyIdentifierRequestSchema: GenMessage<CreateMyIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 19);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 20);
 
 /**
  * CreateMyIdentifierResponse renders as genericRsp.
@@ -532,7 +574,7 @@ export type CreateMyIdentifierResponse = Message<"passkeyauth.connect.v1.CreateM
  * Use `create(CreateMyIdentifierResponseSchema)` to create a new message.
  */
 export const CreateMyIdentifierResponseSchema: GenMessage<CreateMyIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 20);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 21);
 
 /**
  * UpdateMyIdentifierRequest is the reference meIdentifierUpdateReq.
@@ -567,7 +609,7 @@ export type UpdateMyIdentifierRequest = Message<"passkeyauth.connect.v1.UpdateMy
  * Use `create(UpdateMyIdentifierRequestSchema)` to create a new message.
  */
 export const UpdateMyIdentifierRequestSchema: GenMessage<UpdateMyIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 21);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 22);
 
 /**
  * UpdateMyIdentifierResponse renders as genericRsp.
@@ -588,7 +630,7 @@ export type UpdateMyIdentifierResponse = Message<"passkeyauth.connect.v1.UpdateM
  * Use `create(UpdateMyIdentifierResponseSchema)` to create a new message.
  */
 export const UpdateMyIdentifierResponseSchema: GenMessage<UpdateMyIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 22);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 23);
 
 /**
  * DeleteMyIdentifierRequest is the reference meIdentifierDeleteReq (a JSON body on DELETE, as the SDK sends it).
@@ -609,7 +651,7 @@ export type DeleteMyIdentifierRequest = Message<"passkeyauth.connect.v1.DeleteMy
  * Use `create(DeleteMyIdentifierRequestSchema)` to create a new message.
  */
 export const DeleteMyIdentifierRequestSchema: GenMessage<DeleteMyIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 23);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 24);
 
 /**
  * DeleteMyIdentifierResponse renders as genericRsp.
@@ -630,7 +672,7 @@ export type DeleteMyIdentifierResponse = Message<"passkeyauth.connect.v1.DeleteM
  * Use `create(DeleteMyIdentifierResponseSchema)` to create a new message.
  */
 export const DeleteMyIdentifierResponseSchema: GenMessage<DeleteMyIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 24);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 25);
 
 /**
  * GetUserDetailsConfigRequest has no fields.
@@ -645,7 +687,7 @@ export type GetUserDetailsConfigRequest = Message<"passkeyauth.connect.v1.GetUse
  * Use `create(GetUserDetailsConfigRequestSchema)` to create a new message.
  */
 export const GetUserDetailsConfigRequestSchema: GenMessage<GetUserDetailsConfigRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 25);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 26);
 
 /**
  * LoginIdentifierConfig is the reference loginIdentifierConfig.
@@ -666,7 +708,7 @@ export type LoginIdentifierConfig = Message<"passkeyauth.connect.v1.LoginIdentif
  * Use `create(LoginIdentifierConfigSchema)` to create a new message.
  */
 export const LoginIdentifierConfigSchema: GenMessage<LoginIdentifierConfig> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 26);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 27);
 
 /**
  * GetUserDetailsConfigResponse is the reference userDetailsConfigRsp.
@@ -694,7 +736,7 @@ export type GetUserDetailsConfigResponse = Message<"passkeyauth.connect.v1.GetUs
  * Use `create(GetUserDetailsConfigResponseSchema)` to create a new message.
  */
 export const GetUserDetailsConfigResponseSchema: GenMessage<GetUserDetailsConfigResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_connect_v1_me_service, 27);
+  messageDesc(file_passkeyauth_connect_v1_me_service, 28);
 
 /**
  * MeService serves the signed-in user (session token): their profile, passkeys and identifier

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/connect/v1/user_service.proto.
  */
 export const file_passkeyauth_connect_v1_user_service: GenFile = /*@__PURE__*/
-  fileDesc("CilwYXNza2V5YXV0aC9jb25uZWN0L3YxL3VzZXJfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKlAQoEVXNlchIXCgd1c2VyX2lkGAEgASgJUgZ1c2VySUQSFgoJZnVsbF9uYW1lGAIgASgJSACIAQESDgoGc3RhdHVzGAMgASgJEjUKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAQgASgJSAFSEmV4cGxpY2l0V2ViYXV0aG5JRIgBAUIMCgpfZnVsbF9uYW1lQhcKFV9leHBsaWNpdF93ZWJhdXRobl9pZCJ3CgpJZGVudGlmaWVyEiMKDWlkZW50aWZpZXJfaWQYASABKAlSDGlkZW50aWZpZXJJRBIMCgR0eXBlGAIgASgJEg0KBXZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIXCgd1c2VyX2lkGAUgASgJUgZ1c2VySUQi0AEKEUNyZWF0ZVVzZXJSZXF1ZXN0EiAKCWZ1bGxfbmFtZRgBIAEoCUIIukgFcgMYgAJIAIgBARIwCgZzdGF0dXMYAiABKAlCILpIHXIbUgdwZW5kaW5nUgZhY3RpdmVSCGRpc2FibGVkEkAKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAMgASgJQgm6SAZyBBABGEBIAVISZXhwbGljaXRXZWJhdXRobklEiAEBQgwKCl9mdWxsX25hbWVCFwoVX2V4cGxpY2l0X3dlYmF1dGhuX2lkIkAKEkNyZWF0ZVVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIkMKDkdldFVzZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIj0KD0dldFVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIrgBChFVcGRhdGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQESNQoGc3RhdHVzGAMgASgJQiC6SB1yG1IHcGVuZGluZ1IGYWN0aXZlUghkaXNhYmxlZEgBiAEBQgwKCl9mdWxsX25hbWVCCQoHX3N0YXR1cyJAChJVcGRhdGVVc2VyUmVzcG9uc2USKgoEdXNlchgBIAEoCzIcLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXNlciJGChFEZWxldGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRCJMChJEZWxldGVVc2VyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSLdAQoXQ3JlYXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSNgoPaWRlbnRpZmllcl90eXBlGAIgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIkChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJQgq6SAdyBRABGMACEjEKBnN0YXR1cxgEIAEoCUIhukgechxSB3BlbmRpbmdSB3ByaW1hcnlSCHZlcmlmaWVkIlIKGENyZWF0ZUlkZW50aWZpZXJSZXNwb25zZRI2CgppZGVudGlmaWVyGAEgASgLMiIucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyIr4BChdVcGRhdGVJZGVudGlmaWVyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI9Cg1pZGVudGlmaWVyX2lkGAIgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBIxCgZzdGF0dXMYAyABKAlCIbpIHnIcUgdwZW5kaW5nUgdwcmltYXJ5Ugh2ZXJpZmllZCJSChhVcGRhdGVJZGVudGlmaWVyUmVzcG9uc2USNgoKaWRlbnRpZmllchgBIAEoCzIiLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllciKLAQoXRGVsZXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoNaWRlbnRpZmllcl9pZBgCIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQiUgoYRGVsZXRlSWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiqgEKFkxpc3RJZGVudGlmaWVyc1JlcXVlc3QSHwoGZmlsdGVyGAEgAygJQg+6SAySAQkQCiIFcgMYkAMSFQoEc29ydBgCIAEoCUIHukgEcgIYQBIeCgRwYWdlGAMgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgEIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKBAQoXTGlzdElkZW50aWZpZXJzUmVzcG9uc2USNwoLaWRlbnRpZmllcnMYASADKAsyIi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXISLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZzKZCgoLVXNlclNlcnZpY2UShwEKCkNyZWF0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVVc2VyUmVzcG9uc2UiIqK7GB4KBFBPU1QSCS92Mi91c2VycxoFYmFzaWMqBHVzZXIShgEKB0dldFVzZXISJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJSZXF1ZXN0GicucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRVc2VyUmVzcG9uc2UiKqK7GCYKA0dFVBISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYyoEdXNlchKRAQoKVXBkYXRlVXNlchIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJSZXNwb25zZSIsorsYKAoFUEFUQ0gSEi92Mi91c2Vycy97dXNlcklEfRoFYmFzaWMqBHVzZXISjgEKCkRlbGV0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVVc2VyUmVzcG9uc2UiKaK7GCUKBkRFTEVURRISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYzABErQBChBDcmVhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlSWRlbnRpZmllclJlc3BvbnNlIj2iuxg5CgRQT1NUEh4vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMaBWJhc2ljKgppZGVudGlmaWVyEsQBChBVcGRhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlSWRlbnRpZmllclJlc3BvbnNlIk2iuxhJCgVQQVRDSBItL3YyL3VzZXJzL3t1c2VySUR9L2lkZW50aWZpZXJzL3tpZGVudGlmaWVySUR9GgViYXNpYyoKaWRlbnRpZmllchK7AQoQRGVsZXRlSWRlbnRpZmllchIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlSWRlbnRpZmllclJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZUlkZW50aWZpZXJSZXNwb25zZSJEorsYQAoGREVMRVRFEi0vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMve2lkZW50aWZpZXJJRH0aBWJhc2ljMAESlQEKD0xpc3RJZGVudGlmaWVycxIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVzcG9uc2UiIaK7GB0KA0dFVBIPL3YyL2lkZW50aWZpZXJzGgViYXNpY2IGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CilwYXNza2V5YXV0aC9jb25uZWN0L3YxL3VzZXJfc2VydmljZS5wcm90bxIWcGFzc2tleWF1dGguY29ubmVjdC52MSKlAQoEVXNlchIXCgd1c2VyX2lkGAEgASgJUgZ1c2VySUQSFgoJZnVsbF9uYW1lGAIgASgJSACIAQESDgoGc3RhdHVzGAMgASgJEjUKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAQgASgJSAFSEmV4cGxpY2l0V2ViYXV0aG5JRIgBAUIMCgpfZnVsbF9uYW1lQhcKFV9leHBsaWNpdF93ZWJhdXRobl9pZCJ3CgpJZGVudGlmaWVyEiMKDWlkZW50aWZpZXJfaWQYASABKAlSDGlkZW50aWZpZXJJRBIMCgR0eXBlGAIgASgJEg0KBXZhbHVlGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIXCgd1c2VyX2lkGAUgASgJUgZ1c2VySUQi0AEKEUNyZWF0ZVVzZXJSZXF1ZXN0EiAKCWZ1bGxfbmFtZRgBIAEoCUIIukgFcgMYgAJIAIgBARIwCgZzdGF0dXMYAiABKAlCILpIHXIbUgdwZW5kaW5nUgZhY3RpdmVSCGRpc2FibGVkEkAKFGV4cGxpY2l0X3dlYmF1dGhuX2lkGAMgASgJQgm6SAZyBBABGEBIAVISZXhwbGljaXRXZWJhdXRobklEiAEBQgwKCl9mdWxsX25hbWVCFwoVX2V4cGxpY2l0X3dlYmF1dGhuX2lkIkAKEkNyZWF0ZVVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIkMKDkdldFVzZXJSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEIj0KD0dldFVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGFzc2tleWF1dGguY29ubmVjdC52MS5Vc2VyIrgBChFVcGRhdGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBIgCglmdWxsX25hbWUYAiABKAlCCLpIBXIDGIACSACIAQESNQoGc3RhdHVzGAMgASgJQiC6SB1yG1IHcGVuZGluZ1IGYWN0aXZlUghkaXNhYmxlZEgBiAEBQgwKCl9mdWxsX25hbWVCCQoHX3N0YXR1cyJAChJVcGRhdGVVc2VyUmVzcG9uc2USKgoEdXNlchgBIAEoCzIcLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXNlciJGChFEZWxldGVVc2VyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRCJMChJEZWxldGVVc2VyUmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSLdAQoXQ3JlYXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSNgoPaWRlbnRpZmllcl90eXBlGAIgASgJQh26SBpyGFIFZW1haWxSBXBob25lUgh1c2VybmFtZRIkChBpZGVudGlmaWVyX3ZhbHVlGAMgASgJQgq6SAdyBRABGMACEjEKBnN0YXR1cxgEIAEoCUIhukgechxSB3BlbmRpbmdSB3ByaW1hcnlSCHZlcmlmaWVkIlIKGENyZWF0ZUlkZW50aWZpZXJSZXNwb25zZRI2CgppZGVudGlmaWVyGAEgASgLMiIucGFzc2tleWF1dGguY29ubmVjdC52MS5JZGVudGlmaWVyIr4BChdVcGRhdGVJZGVudGlmaWVyUmVxdWVzdBIxCgd1c2VyX2lkGAEgASgJQhi6SBVyEzIRXnVzci1bMC05XXsxLDMwfSRSBnVzZXJJRBI9Cg1pZGVudGlmaWVyX2lkGAIgASgJQhi6SBVyEzIRXmlkZS1bMC05XXsxLDMwfSRSDGlkZW50aWZpZXJJRBIxCgZzdGF0dXMYAyABKAlCIbpIHnIcUgdwZW5kaW5nUgdwcmltYXJ5Ugh2ZXJpZmllZCJSChhVcGRhdGVJZGVudGlmaWVyUmVzcG9uc2USNgoKaWRlbnRpZmllchgBIAEoCzIiLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuSWRlbnRpZmllciKLAQoXRGVsZXRlSWRlbnRpZmllclJlcXVlc3QSMQoHdXNlcl9pZBgBIAEoCUIYukgVchMyEV51c3ItWzAtOV17MSwzMH0kUgZ1c2VySUQSPQoNaWRlbnRpZmllcl9pZBgCIAEoCUIYukgVchMyEV5pZGUtWzAtOV17MSwzMH0kUgxpZGVudGlmaWVySUQiUgoYRGVsZXRlSWRlbnRpZmllclJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UiqgEKFkxpc3RJZGVudGlmaWVyc1JlcXVlc3QSHwoGZmlsdGVyGAEgAygJQg+6SAySAQkQCiIFcgMYkAMSFQoEc29ydBgCIAEoCUIHukgEcgIYQBIeCgRwYWdlGAMgASgFQgu6SAgaBhigjQYoAUgAiAEBEiEKCXBhZ2Vfc2l6ZRgEIAEoBUIJukgGGgQYZCgBSAGIAQFCBwoFX3BhZ2VCDAoKX3BhZ2Vfc2l6ZSKBAQoXTGlzdElkZW50aWZpZXJzUmVzcG9uc2USNwoLaWRlbnRpZmllcnMYASADKAsyIi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLklkZW50aWZpZXISLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZyLWAQoNU29jaWFsQWNjb3VudBIqChFzb2NpYWxfYWNjb3VudF9pZBgBIAEoCVIPc29jaWFsQWNjb3VudElEEhUKDXByb3ZpZGVyX3R5cGUYAiABKAkSGAoQaWRlbnRpZmllcl92YWx1ZRgDIAEoCRIXCgd1c2VyX2lkGAQgASgJUgZ1c2VySUQSHQoKZm9yZWlnbl9pZBgFIAEoCVIJZm9yZWlnbklEEh0KCmF2YXRhcl91cmwYBiABKAlSCWF2YXRhclVSTBIRCglmdWxsX25hbWUYByABKAkinwIKGkNyZWF0ZVNvY2lhbEFjY291bnRSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEjcKDXByb3ZpZGVyX3R5cGUYAiABKAlCILpIHXIbUgZnb29nbGVSCW1pY3Jvc29mdFIGZ2l0aHViEiQKEGlkZW50aWZpZXJfdmFsdWUYAyABKAlCCrpIB3IFEAEYwAISKQoKZm9yZWlnbl9pZBgEIAEoCUIKukgHcgUQARiAAlIJZm9yZWlnbklEEicKCmF2YXRhcl91cmwYBSABKAlCCLpIBXIDGIAQUglhdmF0YXJVUkwSGwoJZnVsbF9uYW1lGAYgASgJQgi6SAVyAxiAAiJcChtDcmVhdGVTb2NpYWxBY2NvdW50UmVzcG9uc2USPQoOc29jaWFsX2FjY291bnQYASABKAsyJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlNvY2lhbEFjY291bnQi5AEKHUxpc3RVc2VyU29jaWFsQWNjb3VudHNSZXF1ZXN0EjEKB3VzZXJfaWQYASABKAlCGLpIFXITMhFedXNyLVswLTldezEsMzB9JFIGdXNlcklEEh8KBmZpbHRlchgCIAMoCUIPukgMkgEJEAoiBXIDGJADEhUKBHNvcnQYAyABKAlCB7pIBHICGEASHgoEcGFnZRgEIAEoBUILukgIGgYYoI0GKAFIAIgBARIhCglwYWdlX3NpemUYBSABKAVCCbpIBhoEGGQoAUgBiAEBQgcKBV9wYWdlQgwKCl9wYWdlX3NpemUiYAoeTGlzdFVzZXJTb2NpYWxBY2NvdW50c1Jlc3BvbnNlEj4KD3NvY2lhbF9hY2NvdW50cxgBIAMoCzIlLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuU29jaWFsQWNjb3VudCKtAQoZTGlzdFNvY2lhbEFjY291bnRzUmVxdWVzdBIfCgZmaWx0ZXIYASADKAlCD7pIDJIBCRAKIgVyAxiQAxIVCgRzb3J0GAIgASgJQge6SARyAhhAEh4KBHBhZ2UYAyABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAQgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIosBChpMaXN0U29jaWFsQWNjb3VudHNSZXNwb25zZRI+Cg9zb2NpYWxfYWNjb3VudHMYASADKAsyJS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlNvY2lhbEFjY291bnQSLQoGcGFnaW5nGAIgASgLMh0ucGFzc2tleWF1dGguY29tbW9uLnYxLlBhZ2luZzLUDgoLVXNlclNlcnZpY2UShwEKCkNyZWF0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVVc2VyUmVzcG9uc2UiIqK7GB4KBFBPU1QSCS92Mi91c2VycxoFYmFzaWMqBHVzZXIShgEKB0dldFVzZXISJi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkdldFVzZXJSZXF1ZXN0GicucGFzc2tleWF1dGguY29ubmVjdC52MS5HZXRVc2VyUmVzcG9uc2UiKqK7GCYKA0dFVBISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYyoEdXNlchKRAQoKVXBkYXRlVXNlchIpLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlVXNlclJlcXVlc3QaKi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLlVwZGF0ZVVzZXJSZXNwb25zZSIsorsYKAoFUEFUQ0gSEi92Mi91c2Vycy97dXNlcklEfRoFYmFzaWMqBHVzZXISjgEKCkRlbGV0ZVVzZXISKS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZVVzZXJSZXF1ZXN0GioucGFzc2tleWF1dGguY29ubmVjdC52MS5EZWxldGVVc2VyUmVzcG9uc2UiKaK7GCUKBkRFTEVURRISL3YyL3VzZXJzL3t1c2VySUR9GgViYXNpYzABErQBChBDcmVhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuQ3JlYXRlSWRlbnRpZmllclJlc3BvbnNlIj2iuxg5CgRQT1NUEh4vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMaBWJhc2ljKgppZGVudGlmaWVyEsQBChBVcGRhdGVJZGVudGlmaWVyEi8ucGFzc2tleWF1dGguY29ubmVjdC52MS5VcGRhdGVJZGVudGlmaWVyUmVxdWVzdBowLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuVXBkYXRlSWRlbnRpZmllclJlc3BvbnNlIk2iuxhJCgVQQVRDSBItL3YyL3VzZXJzL3t1c2VySUR9L2lkZW50aWZpZXJzL3tpZGVudGlmaWVySUR9GgViYXNpYyoKaWRlbnRpZmllchK7AQoQRGVsZXRlSWRlbnRpZmllchIvLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuRGVsZXRlSWRlbnRpZmllclJlcXVlc3QaMC5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkRlbGV0ZUlkZW50aWZpZXJSZXNwb25zZSJEorsYQAoGREVMRVRFEi0vdjIvdXNlcnMve3VzZXJJRH0vaWRlbnRpZmllcnMve2lkZW50aWZpZXJJRH0aBWJhc2ljMAESlQEKD0xpc3RJZGVudGlmaWVycxIuLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVxdWVzdBovLnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdElkZW50aWZpZXJzUmVzcG9uc2UiIaK7GB0KA0dFVBIPL3YyL2lkZW50aWZpZXJzGgViYXNpYxLNAQoWTGlzdFVzZXJTb2NpYWxBY2NvdW50cxI1LnBhc3NrZXlhdXRoLmNvbm5lY3QudjEuTGlzdFVzZXJTb2NpYWxBY2NvdW50c1JlcXVlc3QaNi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RVc2VyU29jaWFsQWNjb3VudHNSZXNwb25zZSJEorsYQAoDR0VUEiEvdjIvdXNlcnMve3VzZXJJRH0vc29jaWFsQWNjb3VudHMaBWJhc2ljKg9zb2NpYWxfYWNjb3VudHMSxAEKE0NyZWF0ZVNvY2lhbEFjY291bnQSMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkNyZWF0ZVNvY2lhbEFjY291bnRSZXF1ZXN0GjMucGFzc2tleWF1dGguY29ubmVjdC52MS5DcmVhdGVTb2NpYWxBY2NvdW50UmVzcG9uc2UiRKK7GEAKBFBPU1QSIS92Mi91c2Vycy97dXNlcklEfS9zb2NpYWxBY2NvdW50cxoFYmFzaWMqDnNvY2lhbF9hY2NvdW50EqEBChJMaXN0U29jaWFsQWNjb3VudHMSMS5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RTb2NpYWxBY2NvdW50c1JlcXVlc3QaMi5wYXNza2V5YXV0aC5jb25uZWN0LnYxLkxpc3RTb2NpYWxBY2NvdW50c1Jlc3BvbnNlIiSiuxggCgNHRVQSEi92Mi9zb2NpYWxBY2NvdW50cxoFYmFzaWNiBnByb3RvMw", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
 
 /**
  * User is a project's end user.
@@ -542,6 +542,286 @@ export const ListIdentifiersResponseSchema: GenMessage<ListIdentifiersResponse> 
   messageDesc(file_passkeyauth_connect_v1_user_service, 17);
 
 /**
+ * SocialAccount is the reference socialAccount: a social identity linked to a user.
+ *
+ * @generated from message passkeyauth.connect.v1.SocialAccount
+ */
+export type SocialAccount = Message<"passkeyauth.connect.v1.SocialAccount"> & {
+  /**
+   * "soc-" followed by a number.
+   *
+   * @generated from field: string social_account_id = 1 [json_name = "socialAccountID"];
+   */
+  socialAccountId: string;
+
+  /**
+   * One of google, microsoft, github.
+   *
+   * @generated from field: string provider_type = 2;
+   */
+  providerType: string;
+
+  /**
+   * The identifier (usually the email address) the provider reports for the account.
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * The user the account is linked to.
+   *
+   * @generated from field: string user_id = 4 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The provider's own ID of the account; unique per project and provider.
+   *
+   * @generated from field: string foreign_id = 5 [json_name = "foreignID"];
+   */
+  foreignId: string;
+
+  /**
+   * The account's picture at the provider ("" when none).
+   *
+   * @generated from field: string avatar_url = 6 [json_name = "avatarURL"];
+   */
+  avatarUrl: string;
+
+  /**
+   * The account holder's name at the provider ("" when none).
+   *
+   * @generated from field: string full_name = 7;
+   */
+  fullName: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.SocialAccount.
+ * Use `create(SocialAccountSchema)` to create a new message.
+ */
+export const SocialAccountSchema: GenMessage<SocialAccount> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 18);
+
+/**
+ * CreateSocialAccountRequest is the reference socialAccountCreateReq plus the user path parameter.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateSocialAccountRequest
+ */
+export type CreateSocialAccountRequest = Message<"passkeyauth.connect.v1.CreateSocialAccountRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * The social provider.
+   *
+   * @generated from field: string provider_type = 2;
+   */
+  providerType: string;
+
+  /**
+   * The identifier the provider reports (usually an email address).
+   *
+   * @generated from field: string identifier_value = 3;
+   */
+  identifierValue: string;
+
+  /**
+   * The provider's ID of the account.
+   *
+   * @generated from field: string foreign_id = 4 [json_name = "foreignID"];
+   */
+  foreignId: string;
+
+  /**
+   * The account's picture URL ("" when none; otherwise an http(s) URL, checked by the service).
+   *
+   * @generated from field: string avatar_url = 5 [json_name = "avatarURL"];
+   */
+  avatarUrl: string;
+
+  /**
+   * The account holder's name at the provider ("" when none).
+   *
+   * @generated from field: string full_name = 6;
+   */
+  fullName: string;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateSocialAccountRequest.
+ * Use `create(CreateSocialAccountRequestSchema)` to create a new message.
+ */
+export const CreateSocialAccountRequestSchema: GenMessage<CreateSocialAccountRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 19);
+
+/**
+ * CreateSocialAccountResponse carries the created social account.
+ *
+ * @generated from message passkeyauth.connect.v1.CreateSocialAccountResponse
+ */
+export type CreateSocialAccountResponse = Message<"passkeyauth.connect.v1.CreateSocialAccountResponse"> & {
+  /**
+   * The created social account.
+   *
+   * @generated from field: passkeyauth.connect.v1.SocialAccount social_account = 1;
+   */
+  socialAccount?: SocialAccount | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.CreateSocialAccountResponse.
+ * Use `create(CreateSocialAccountResponseSchema)` to create a new message.
+ */
+export const CreateSocialAccountResponseSchema: GenMessage<CreateSocialAccountResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 20);
+
+/**
+ * ListUserSocialAccountsRequest carries the user and the reference list query parameters.
+ *
+ * @generated from message passkeyauth.connect.v1.ListUserSocialAccountsRequest
+ */
+export type ListUserSocialAccountsRequest = Message<"passkeyauth.connect.v1.ListUserSocialAccountsRequest"> & {
+  /**
+   * The user's ID (path parameter).
+   *
+   * @generated from field: string user_id = 1 [json_name = "userID"];
+   */
+  userId: string;
+
+  /**
+   * Filters "field:eq:value" on providerType, identifierValue and foreignID.
+   *
+   * @generated from field: repeated string filter = 2;
+   */
+  filter: string[];
+
+  /**
+   * Sort "field:asc" or "field:desc" on providerType, identifierValue, foreignID or created; empty for creation order.
+   *
+   * @generated from field: string sort = 3;
+   */
+  sort: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 4;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 5;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListUserSocialAccountsRequest.
+ * Use `create(ListUserSocialAccountsRequestSchema)` to create a new message.
+ */
+export const ListUserSocialAccountsRequestSchema: GenMessage<ListUserSocialAccountsRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 21);
+
+/**
+ * ListUserSocialAccountsResponse: the page's accounts, rendered as the reference's bare array.
+ *
+ * @generated from message passkeyauth.connect.v1.ListUserSocialAccountsResponse
+ */
+export type ListUserSocialAccountsResponse = Message<"passkeyauth.connect.v1.ListUserSocialAccountsResponse"> & {
+  /**
+   * The user's social accounts on this page.
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.SocialAccount social_accounts = 1;
+   */
+  socialAccounts: SocialAccount[];
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListUserSocialAccountsResponse.
+ * Use `create(ListUserSocialAccountsResponseSchema)` to create a new message.
+ */
+export const ListUserSocialAccountsResponseSchema: GenMessage<ListUserSocialAccountsResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 22);
+
+/**
+ * ListSocialAccountsRequest carries the reference list query parameters.
+ *
+ * @generated from message passkeyauth.connect.v1.ListSocialAccountsRequest
+ */
+export type ListSocialAccountsRequest = Message<"passkeyauth.connect.v1.ListSocialAccountsRequest"> & {
+  /**
+   * Filters "field:eq:value" on providerType, identifierValue, foreignID and userID (with or without "usr-").
+   *
+   * @generated from field: repeated string filter = 1;
+   */
+  filter: string[];
+
+  /**
+   * Sort "field:asc" or "field:desc" on providerType, identifierValue, foreignID, userID or created; empty for creation order.
+   *
+   * @generated from field: string sort = 2;
+   */
+  sort: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 3;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 4;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListSocialAccountsRequest.
+ * Use `create(ListSocialAccountsRequestSchema)` to create a new message.
+ */
+export const ListSocialAccountsRequestSchema: GenMessage<ListSocialAccountsRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 23);
+
+/**
+ * ListSocialAccountsResponse is the reference socialAccountList.
+ *
+ * @generated from message passkeyauth.connect.v1.ListSocialAccountsResponse
+ */
+export type ListSocialAccountsResponse = Message<"passkeyauth.connect.v1.ListSocialAccountsResponse"> & {
+  /**
+   * The social accounts on this page.
+   *
+   * @generated from field: repeated passkeyauth.connect.v1.SocialAccount social_accounts = 1;
+   */
+  socialAccounts: SocialAccount[];
+
+  /**
+   * Where this page is in the whole list.
+   *
+   * @generated from field: passkeyauth.common.v1.Paging paging = 2;
+   */
+  paging?: Paging | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.connect.v1.ListSocialAccountsResponse.
+ * Use `create(ListSocialAccountsResponseSchema)` to create a new message.
+ */
+export const ListSocialAccountsResponseSchema: GenMessage<ListSocialAccountsResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_connect_v1_user_service, 24);
+
+/**
  * UserService manages a project's users and their login identifiers (backend API companions,
  * shaped like the reference API's /users and /identifiers).
  *
@@ -627,6 +907,36 @@ export const UserService: GenService<{
     methodKind: "unary";
     input: typeof ListIdentifiersRequestSchema;
     output: typeof ListIdentifiersResponseSchema;
+  },
+  /**
+   * Lists one user's linked social accounts (reference UserSocialAccountList: a bare array).
+   *
+   * @generated from rpc passkeyauth.connect.v1.UserService.ListUserSocialAccounts
+   */
+  listUserSocialAccounts: {
+    methodKind: "unary";
+    input: typeof ListUserSocialAccountsRequestSchema;
+    output: typeof ListUserSocialAccountsResponseSchema;
+  },
+  /**
+   * Records a social identity (provider account) linked to a user (reference SocialAccountCreate).
+   *
+   * @generated from rpc passkeyauth.connect.v1.UserService.CreateSocialAccount
+   */
+  createSocialAccount: {
+    methodKind: "unary";
+    input: typeof CreateSocialAccountRequestSchema;
+    output: typeof CreateSocialAccountResponseSchema;
+  },
+  /**
+   * Lists the project's social accounts matching filters, one page at a time (reference SocialAccountList).
+   *
+   * @generated from rpc passkeyauth.connect.v1.UserService.ListSocialAccounts
+   */
+  listSocialAccounts: {
+    methodKind: "unary";
+    input: typeof ListSocialAccountsRequestSchema;
+    output: typeof ListSocialAccountsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_passkeyauth_connect_v1_user_service, 0);

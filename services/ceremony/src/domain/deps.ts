@@ -3,6 +3,7 @@
  * signing) behind small interfaces, the insights rules, the AAGUID catalog and a clock.
  */
 import type { Logger } from 'pino';
+import type { AuthEventStore } from '../store/authEvents.js';
 import type { CredentialStore } from '../store/credentials.js';
 import type { CeremonyOperation, SessionStore, UserVerificationPolicy } from '../store/sessions.js';
 import type { PasskeyEventStore } from '../store/userInsights.js';
@@ -85,6 +86,8 @@ export interface CeremonyDomainDeps {
   insights: InsightsService;
   /** The application's passkey events, in the insights' per-user document (the rules read them there). */
   passkeyEvents: PasskeyEventStore;
+  /** The logins the application reports itself (recordAuthEvent.ts). */
+  authEvents: AuthEventStore;
   aaguids: AaguidCatalog;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;

@@ -1,5 +1,6 @@
 /** The ceremony service's indexes (created at start-up); the insights module declares its own. */
 import type { IndexPlan } from '../../../runtime/mongo.js';
+import { authEventIndexes } from './authEvents.js';
 import { CREDENTIALS } from './credentials.js';
 import { SESSIONS } from './sessions.js';
 import { WEBAUTHN_USERS } from './webauthnUsers.js';
@@ -20,4 +21,5 @@ export const ceremonyIndexes: IndexPlan = {
     { key: { expiresAt: 1 }, name: 'expiry_ttl', expireAfterSeconds: 0 },
   ],
   [WEBAUTHN_USERS]: [{ key: { projectId: 1, userId: 1 }, name: 'project_user_unique', unique: true }],
+  ...authEventIndexes,
 };

@@ -8,10 +8,11 @@ import { identifierVerificationIndexes } from '../me/store/identifierVerificatio
 import { meAppendIndexes } from '../me/store/meAppends.js';
 import { processIndexes } from '../connect-flows/store/processes.js';
 import { projectIndexes } from '../projects/store/projects.js';
+import { socialAccountIndexes } from '../users/store/socialAccounts.js';
 import { sessionIndexes } from '../sessions/store/sessions.js';
 import { userIndexes } from '../users/store/users.js';
 
-export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes };
+export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes, ...socialAccountIndexes };
 
 /** What connect changes in documents of older versions before its indexes are built (connectStore's `prepare`). */
 export const prepareConnectStore = prepareIdentifierClaims;

@@ -1,22 +1,30 @@
 /** The signed-in user's details: GET and PATCH /v2/me, and what the SDK's user-details screen may show and edit. */
-import { IDENTIFIER_TYPES, type IdentifierRecord } from '../../users/index.js';
+import { IDENTIFIER_TYPES, MAX_SOCIAL_ACCOUNTS_PER_USER, type IdentifierRecord, type SocialAccountRecord } from '../../users/index.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
-/** GET /v2/me: the signed-in user with their identifiers (oldest first). This service links no social accounts. */
+/**
+ * GET /v2/me: the signed-in user with their identifiers and the social accounts the application
+ * linked to them (both oldest first; the accounts are bounded per user, so this reads them all).
+ */
 export interface Me {
   id: string;
   fullName: string;
   identifiers: Array<Pick<IdentifierRecord, 'type' | 'value' | 'status'> & { id: string }>;
+  socialAccounts: Array<Pick<SocialAccountRecord, 'providerType' | 'identifierValue' | 'avatarUrl' | 'fullName'>>;
 }
 
 export async function getMe(deps: MeDeps, call: MeCall): Promise<Me> {
   const user = await signedInUser(deps, call);
-  const identifiers = await deps.identifiers.listForUser(call.projectId, user._id);
+  const [identifiers, socialAccounts] = await Promise.all([
+    deps.identifiers.listForUser(call.projectId, user._id),
+    deps.socialAccounts.listForUser(call.projectId, user._id, MAX_SOCIAL_ACCOUNTS_PER_USER),
+  ]);
   return {
     id: user._id,
     fullName: user.fullName ?? '',
     identifiers: identifiers.map((i) => ({ id: i._id, value: i.value, type: i.type, status: i.status })),
+    socialAccounts: socialAccounts.map((a) => ({ providerType: a.providerType, identifierValue: a.identifierValue, avatarUrl: a.avatarUrl, fullName: a.fullName })),
   };
 }
 

@@ -54,7 +54,7 @@ export function meServiceImpl(deps: MeDeps): ServiceImpl<typeof MeService> {
   return {
     async getMe(_req, ctx) {
       const me = await getMe(deps, await signedInCall(deps, ctx));
-      return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: [] });
+      return create(GetMeResponseSchema, { id: me.id, fullName: me.fullName, identifiers: me.identifiers, socialAccounts: me.socialAccounts });
     },
     async listMyPasskeys(_req, ctx) {
       const passkeys = await listMyPasskeys(deps, await signedInCall(deps, ctx));

@@ -16,6 +16,8 @@ export interface ProjectSummary {
   backendApiUrl: string;
   /** Whether /v2/auth/* (self-service sign-up/login) is served. */
   selfServiceFlows: 'enabled' | 'disabled';
+  /** The custom frontend host name the application set (PUT /v2/projectConfig/cname), if any. */
+  cname?: string;
   activeApiSecrets: number;
   createdAt: string;
   updatedAt: string;
@@ -33,6 +35,7 @@ export function summarizeProject(p: ProjectRecord): ProjectSummary {
     frontendApiUrl: p.frontendApiUrl,
     backendApiUrl: p.backendApiUrl,
     selfServiceFlows: selfServiceFlowsOf(p),
+    ...(p.cname ? { cname: p.cname } : {}),
     activeApiSecrets: p.apiSecrets.length,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),

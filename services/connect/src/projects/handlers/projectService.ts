@@ -1,4 +1,4 @@
-/** ProjectService RPCs: proto ⇄ domain mapping only. */
+/** ProjectService and ProjectConfigService RPCs: proto ⇄ domain mapping only. */
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
@@ -10,6 +10,7 @@ import {
   ProjectService,
   SignPasskeyDataResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/project_service_pb.js';
+import { ProjectConfigService, UpdateCnameResponseSchema } from '../../../../../gen/passkeyauth/connect/v1/project_config_service_pb.js';
 import { projectOf } from '../../../../runtime/context.js';
 import { authenticateBackend } from '../domain/authenticateBackend.js';
 import { getProject } from '../domain/getProject.js';
@@ -17,6 +18,7 @@ import { getProjectPublicInfo } from '../domain/getProjectPublicInfo.js';
 import { listPublicJwks } from '../domain/signingKeys.js';
 import { isOriginAllowed } from '../domain/origins.js';
 import { signPasskeyData } from '../domain/signPasskeyData.js';
+import { updateCname } from '../domain/updateCname.js';
 import type { ProjectDeps } from '../domain/projectDeps.js';
 import type { UserDeps } from '../../users/index.js';
 import { describeSessionCookie } from '../domain/describeSessionCookie.js';
@@ -54,6 +56,16 @@ export function projectServiceImpl(deps: ProjectDeps & Pick<UserDeps, 'users' | 
         shortSessionCookieConfig: cookie,
         sessionTokenCookieConfig: cookie,
       });
+    },
+  };
+}
+
+/** The backend API's /v2/projectConfig/* (reference tag ProjectConfig). */
+export function projectConfigServiceImpl(deps: ProjectDeps): ServiceImpl<typeof ProjectConfigService> {
+  return {
+    async updateCname(req, ctx) {
+      await updateCname(deps, projectOf(ctx), req.cname);
+      return create(UpdateCnameResponseSchema, { result: {} });
     },
   };
 }

@@ -111,6 +111,12 @@ export interface ProjectRecord {
   cloneDetection?: 'block' | 'record';
   /** Self-service sign-up/login (/v2/auth/*): served only when "enabled"; absent means disabled. */
   selfServiceFlows?: SelfServiceFlows;
+  /**
+   * The project's custom frontend host name (PUT /v2/projectConfig/cname, domain/updateCname.ts),
+   * lower-case. Recorded and reported only: tokens, JWKS and links keep frontendApiUrl; the
+   * operator's DNS and TLS make the host serve the frontend API.
+   */
+  cname?: string;
   /** Every active secret; more than one while a rotation is in progress. */
   apiSecrets: ApiSecretRecord[];
   signingKeys: SigningKeyRecord[];
@@ -152,6 +158,8 @@ export interface ProjectStore {
   /** Sets the event retention (when given); null if the project does not exist. */
   updateEventSettings(projectId: string, settings: { eventRetentionDays?: number }, now: Date): Promise<ProjectRecord | null>;
   updatePasskeySettings(projectId: string, settings: { cloneDetection?: 'block' | 'record' }, now: Date): Promise<ProjectRecord | null>;
+  /** Sets the custom frontend host name; null if the project does not exist. */
+  updateCname(projectId: string, cname: string, now: Date): Promise<ProjectRecord | null>;
   /** Sets whether the self-service flows are served; null if the project does not exist. */
   updateSelfServiceFlows(projectId: string, selfServiceFlows: SelfServiceFlows, now: Date): Promise<ProjectRecord | null>;
   /**
@@ -234,6 +242,9 @@ export function mongoProjectStore(db: Db): ProjectStore {
       const set: Partial<ProjectRecord> = { updatedAt: now };
       if (settings.cloneDetection !== undefined) set.cloneDetection = settings.cloneDetection;
       return coll.findOneAndUpdate({ _id: projectId }, { $set: set }, { returnDocument: 'after' });
+    },
+    updateCname(projectId, cname, now) {
+      return coll.findOneAndUpdate({ _id: projectId }, { $set: { cname, updatedAt: now } }, { returnDocument: 'after' });
     },
     updateSelfServiceFlows(projectId, selfServiceFlows, now) {
       return coll.findOneAndUpdate({ _id: projectId }, { $set: { selfServiceFlows, updatedAt: now } }, { returnDocument: 'after' });

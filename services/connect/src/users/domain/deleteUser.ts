@@ -2,7 +2,7 @@ import { notFound } from '../../../../runtime/errors.js';
 import type { UserDeps } from './userDeps.js';
 
 /**
- * Deletes a user and what belongs to it. Local data goes first (identifiers, then the user, so an
+ * Deletes a user and what belongs to it. Local data goes first (identifiers and social accounts, then the user, so an
  * interrupted delete never leaves identifiers pointing at no user); then the challenge and ceremony
  * services are asked to drop the user's challenges and passkeys. If that fails the delete still
  * succeeds: challenges expire on their own, and a passkey of a user that no longer exists is
@@ -12,6 +12,7 @@ export async function deleteUser(deps: UserDeps, projectId: string, userId: stri
   const user = await deps.users.find(projectId, userId);
   if (!user) throw notFound('user_not_found', `user ${userId} does not exist`);
   await deps.identifiers.deleteForUser(projectId, userId);
+  await deps.socialAccounts.deleteForUser(projectId, userId);
   // A concurrent delete may have won; the user is gone either way, which is what was asked.
   await deps.users.delete(projectId, userId);
   try {

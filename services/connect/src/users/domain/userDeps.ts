@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { IdentifierStore } from '../store/identifiers.js';
+import type { SocialAccountStore } from '../store/socialAccounts.js';
 import type { UserStore } from '../store/users.js';
 import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 
@@ -14,6 +15,7 @@ export interface UserSessionEnder {
 export interface UserDeps {
   users: UserStore;
   identifiers: IdentifierStore;
+  socialAccounts: SocialAccountStore;
   cleanup: UserCleanup;
   /** Disabling a user ends their sessions. */
   sessions: UserSessionEnder;

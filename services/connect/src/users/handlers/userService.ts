@@ -3,12 +3,16 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import {
   CreateIdentifierResponseSchema,
+  CreateSocialAccountResponseSchema,
   CreateUserResponseSchema,
   DeleteIdentifierResponseSchema,
   DeleteUserResponseSchema,
   GetUserResponseSchema,
   IdentifierSchema,
   ListIdentifiersResponseSchema,
+  ListSocialAccountsResponseSchema,
+  ListUserSocialAccountsResponseSchema,
+  SocialAccountSchema,
   UpdateIdentifierResponseSchema,
   UpdateUserResponseSchema,
   UserSchema,
@@ -16,15 +20,18 @@ import {
 } from '../../../../../gen/passkeyauth/connect/v1/user_service_pb.js';
 import { loggerKey, projectOf } from '../../../../runtime/context.js';
 import { createIdentifier } from '../domain/createIdentifier.js';
+import { createSocialAccount } from '../domain/createSocialAccount.js';
 import { createUser } from '../domain/createUser.js';
 import { deleteIdentifier } from '../domain/deleteIdentifier.js';
 import { deleteUser } from '../domain/deleteUser.js';
 import { getUser } from '../domain/getUser.js';
 import { listIdentifiers } from '../domain/listIdentifiers.js';
+import { listSocialAccounts, listUserSocialAccounts } from '../domain/listSocialAccounts.js';
 import { updateIdentifier } from '../domain/updateIdentifier.js';
 import { updateUser } from '../domain/updateUser.js';
 import type { UserDeps } from '../domain/userDeps.js';
 import type { IdentifierRecord } from '../store/identifiers.js';
+import type { SocialAccountRecord } from '../store/socialAccounts.js';
 import type { UserRecord } from '../store/users.js';
 
 function userMessage(u: UserRecord): MessageInitShape<typeof UserSchema> {
@@ -33,6 +40,18 @@ function userMessage(u: UserRecord): MessageInitShape<typeof UserSchema> {
 
 function identifierMessage(i: IdentifierRecord): MessageInitShape<typeof IdentifierSchema> {
   return { identifierId: i._id, type: i.type, value: i.value, status: i.status, userId: i.userId };
+}
+
+function socialAccountMessage(a: SocialAccountRecord): MessageInitShape<typeof SocialAccountSchema> {
+  return {
+    socialAccountId: a._id,
+    providerType: a.providerType,
+    identifierValue: a.identifierValue,
+    userId: a.userId,
+    foreignId: a.foreignId,
+    avatarUrl: a.avatarUrl,
+    fullName: a.fullName,
+  };
 }
 
 export function userServiceImpl(deps: UserDeps): ServiceImpl<typeof UserService> {
@@ -76,6 +95,26 @@ export function userServiceImpl(deps: UserDeps): ServiceImpl<typeof UserService>
     async listIdentifiers(req, ctx) {
       const list = await listIdentifiers(deps, { projectId: projectOf(ctx), filter: req.filter, sort: req.sort, page: req.page, pageSize: req.pageSize });
       return create(ListIdentifiersResponseSchema, { identifiers: list.items.map(identifierMessage), paging: list.paging });
+    },
+    async createSocialAccount(req, ctx) {
+      const account = await createSocialAccount(deps, {
+        projectId: projectOf(ctx),
+        userId: req.userId,
+        providerType: req.providerType,
+        identifierValue: req.identifierValue,
+        foreignId: req.foreignId,
+        avatarUrl: req.avatarUrl,
+        fullName: req.fullName,
+      });
+      return create(CreateSocialAccountResponseSchema, { socialAccount: socialAccountMessage(account) });
+    },
+    async listUserSocialAccounts(req, ctx) {
+      const items = await listUserSocialAccounts(deps, { projectId: projectOf(ctx), userId: req.userId, filter: req.filter, sort: req.sort, page: req.page, pageSize: req.pageSize });
+      return create(ListUserSocialAccountsResponseSchema, { socialAccounts: items.map(socialAccountMessage) });
+    },
+    async listSocialAccounts(req, ctx) {
+      const list = await listSocialAccounts(deps, { projectId: projectOf(ctx), filter: req.filter, sort: req.sort, page: req.page, pageSize: req.pageSize });
+      return create(ListSocialAccountsResponseSchema, { socialAccounts: list.items.map(socialAccountMessage), paging: list.paging });
     },
   };
 }
