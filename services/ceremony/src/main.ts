@@ -7,7 +7,10 @@ import { createLogger } from '../../runtime/logger.js';
 import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
+import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
+import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
+import { rpcEventPublisher } from './clients/eventPublisher.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './clients/connectDirectory.js';
 import { createAaguidCatalog } from './domain/aaguidDetails.js';
@@ -16,7 +19,7 @@ import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challeng
 import { rpcPasskeyNotifier } from './clients/challengeNotifier.js';
 import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
-import { ceremonyIndexes } from './store/indexes.js';
+import { CEREMONY_OUTBOX, ceremonyIndexes } from './store/indexes.js';
 import { insightsIndexes } from './store/insightsIndexes.js';
 import { createInsightsStores } from './store/insightsStores.js';
 import { mongoSessionStore } from './store/sessions.js';
@@ -31,6 +34,7 @@ const config = {
   mongodbUri: env.string('MONGODB_URI'),
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
   challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
+  eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   aaguidMetadataFile: env.optional('AAGUID_METADATA_FILE'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
 };
@@ -46,6 +50,7 @@ try {
   const projects = rpcProjectDirectory(projectClient);
   // Events are written in the background, each expiring after its project's retention.
   const insights = createInsightsService(createInsightsStores(store.db), { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
+  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },
@@ -62,6 +67,7 @@ try {
     webauthnUsers: mongoWebauthnUserStore(store.db),
     insights,
     aaguids,
+    events,
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);
@@ -74,6 +80,7 @@ try {
     // Queued events are written before the store closes.
     close: async () => {
       await insights.close();
+      await events.stop();
       await store.close();
     },
   });

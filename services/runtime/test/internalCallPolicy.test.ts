@@ -13,7 +13,7 @@ import { buildRouteTable } from '../../../gateway/src/routeTable.js';
 import { calleesOf, callPolicyFor, DIRECT_CALLS, INTERNAL_CALLERS, INTERNAL_SERVICES, internalServiceOf, procedureOf, type InternalCaller } from '../internalCallPolicy.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const SOURCE_DIRS: Record<InternalCaller, string> = { gateway: 'gateway/src', ceremony: 'services/ceremony/src', challenge: 'services/challenge/src', connect: 'services/connect/src' };
+const SOURCE_DIRS: Record<InternalCaller, string> = { gateway: 'gateway/src', ceremony: 'services/ceremony/src', challenge: 'services/challenge/src', connect: 'services/connect/src', events: 'services/events/src' };
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -8,6 +8,7 @@ import type { CeremonyOperation, SessionStore, UserVerificationPolicy } from '..
 import type { WebauthnUserStore } from '../store/webauthnUsers.js';
 import type { AaguidCatalog, AaguidDetails } from './aaguidDetails.js';
 import type { InsightsService } from './insights/types.js';
+import type { EventOutbox } from '../../../runtime/outbox.js';
 
 /** What a ceremony needs to know about the relying party (the project). */
 export interface ProjectInfo {
@@ -83,6 +84,8 @@ export interface CeremonyDomainDeps {
   webauthnUsers: WebauthnUserStore;
   insights: InsightsService;
   aaguids: AaguidCatalog;
+  /** The ceremony's outbox (`ceremony_outbox`): passkey.created, recorded before B3 answers. */
+  events: EventOutbox;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Every success and failure of B3, B5 and B7 is counted here (when given) as its event is recorded. */

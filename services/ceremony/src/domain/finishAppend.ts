@@ -89,6 +89,13 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
     if ((await deps.credentials.insert(record)) === 'duplicate') {
       throw alreadyExists('passkey_already_exists', 'this passkey (credential ID) is already registered in this project');
     }
+    // Before the answer: a passkey acknowledged to the application always has its webhook event.
+    await deps.events.record({
+      projectId: input.projectId,
+      type: 'passkey.created',
+      data: { userID: input.userId, passkeyID: record._id, credentialID: record.credentialId, aaguid: record.aaguid },
+      client: { ip: input.client.remoteAddress, os: record.sourceOS, browser: record.sourceBrowser },
+    });
     await recordEvent(deps, {
       projectId: input.projectId,
       userId: input.userId,

@@ -10,8 +10,12 @@ import { processIndexes } from '../connect-flows/store/processes.js';
 import { projectIndexes } from '../projects/store/projects.js';
 import { sessionIndexes } from '../sessions/store/sessions.js';
 import { userIndexes } from '../users/store/users.js';
+import { outboxIndexes } from '../../../runtime/outbox.js';
 
-export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes };
+/** connect's event outbox (services/runtime/outbox.ts). */
+export const CONNECT_OUTBOX = 'connect_outbox';
+
+export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes, ...outboxIndexes(CONNECT_OUTBOX) };
 
 /** What connect changes in documents of older versions before its indexes are built (connectStore's `prepare`). */
 export const prepareConnectStore = prepareIdentifierClaims;

@@ -11,6 +11,7 @@ import type { PasskeyCeremonies } from '../../shared/domain/passkeyCeremonies.js
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 import type { UserCleanup } from '../../shared/domain/userCleanup.js';
+import type { EventOutbox } from '../../../../runtime/outbox.js';
 
 export interface MeDeps extends SessionDeps {
   ceremony: PasskeyCeremonies;
@@ -20,6 +21,8 @@ export interface MeDeps extends SessionDeps {
   identifierVerifications: IdentifierVerificationStore;
   /** Deleting one's own account also removes what other services hold for the user. */
   cleanup: UserCleanup;
+  /** Deleting one's own account records user.deleted in connect's outbox. */
+  events: EventOutbox;
 }
 
 /**

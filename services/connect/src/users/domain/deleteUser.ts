@@ -14,6 +14,8 @@ export async function deleteUser(deps: UserDeps, projectId: string, userId: stri
   await deps.identifiers.deleteForUser(projectId, userId);
   // A concurrent delete may have won; the user is gone either way, which is what was asked.
   await deps.users.delete(projectId, userId);
+  // Before the answer (and before the clean-up elsewhere, which may fail): the delete is done here.
+  await deps.events.record({ projectId, type: 'user.deleted', data: { userID: userId } });
   try {
     await deps.cleanup.deleteUserData(projectId, userId);
   } catch (err) {
