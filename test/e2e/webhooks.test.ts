@@ -176,7 +176,7 @@ describe('deliveries', () => {
     await receiver.waitFor(() => receiver.of('passkey.created').some((r) => r.body.includes(userID)));
     const payload = verified(receiver.of('passkey.created').find((r) => r.body.includes(userID))!);
     const passkeys = await call(`/v2/users/${userID}/credentials`, { method: 'GET' });
-    expect(payload).toMatchObject({ type: 'passkey.created', metadata: { ip: '127.0.0.1', os: 'Linux', browser: 'Chrome' }, data: { userID, passkeyID: passkeys.body.credentials[0].id } });
+    expect(payload).toMatchObject({ type: 'passkey.created', metadata: { ip: backendClientInformation.remoteAddress, os: 'Linux', browser: 'Chrome' }, data: { userID, passkeyID: passkeys.body.credentials[0].id } });
   });
 
   it('loses nothing while the events service is down: the outbox keeps the event until it is back', async () => {
