@@ -5,13 +5,9 @@
  * bound to the project and endpoint so a ciphertext copied to another endpoint fails to open.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { SealedSecret } from '../store/webhookEndpoints.js';
 
-export interface SealedSecret {
-  alg: 'A256GCM';
-  iv: string;
-  ciphertext: string;
-  tag: string;
-}
+export type { SealedSecret };
 
 function sealingKey(masterKey: Buffer): Buffer {
   if (masterKey.length !== 32) throw new Error(`the master key must be 32 bytes, got ${masterKey.length}`);

@@ -1,7 +1,53 @@
 /** The webhook_deliveries collection (events service): one document per event and endpoint. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { DeliveryRecord, DeliveryStore } from '../domain/ports.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryAttempt {
+  at: Date;
+  /** HTTP status, 0 when no answer came. */
+  status: number;
+  durationMs: number;
+  error?: string;
+}
+
+export interface DeliveryRecord {
+  /** `<eventId>:<endpointId>`: publishing an event twice finds the same delivery. */
+  _id: string;
+  projectId: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  /** The JSON body, fixed when the event was published (re-signed per attempt). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  leaseOwner?: string;
+  leaseUntil?: Date;
+  /** The last attempts (bounded), newest last. */
+  log: DeliveryAttempt[];
+  createdAt: Date;
+  finishedAt?: Date;
+}
+
+export interface DeliveryStore {
+  /** Inserts each delivery unless one with its ID exists; answers how many were new. */
+  insertNew(records: DeliveryRecord[]): Promise<number>;
+  /** Leases the pending delivery due first (nextAttemptAt ≤ now, lease expired) to `owner`. */
+  claimDue(now: Date, owner: string, leaseUntil: Date): Promise<DeliveryRecord | null>;
+  /** Records an attempt under the lease (filter: owner and attempts unchanged); false when the lease was lost. */
+  recordAttempt(
+    record: Pick<DeliveryRecord, '_id' | 'projectId' | 'attempts'>,
+    owner: string,
+    attempt: DeliveryAttempt,
+    outcome: { status: DeliveryStatus; nextAttemptAt?: Date; finishedAt?: Date },
+  ): Promise<boolean>;
+  /** Fails the pending deliveries of a deleted endpoint. */
+  failForEndpoint(projectId: string, endpointId: string, now: Date): Promise<number>;
+}
+
 
 /** The delivery log keeps the last attempts only, so a document stays small however often it fails. */
 const LOG_LENGTH = 10;

@@ -1,7 +1,48 @@
 /** The webhook_endpoints collection (events service); every query is scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
-import type { WebhookEndpointRecord, WebhookEndpointStore } from '../domain/ports.js';
+
+/** A secret sealed with AES-256-GCM (domain/sealSecret.ts); base64url fields. */
+export interface SealedSecret {
+  alg: 'A256GCM';
+  iv: string;
+  ciphertext: string;
+  tag: string;
+}
+
+export interface WebhookEndpointRecord {
+  _id: string;
+  projectId: string;
+  url: string;
+  basicAuthUsername: string;
+  /** Sealed basic-auth password; absent without basic auth. */
+  basicAuthPassword?: SealedSecret;
+  signingSecret: SealedSecret;
+  subscribedEvents: string[];
+  customHeaders: Record<string, string>;
+  enabled: boolean;
+  /** Why deliveries stopped: `gone` (answered 410) or `failing` (no success for a day). */
+  disabledReason?: 'gone' | 'failing';
+  /** The first failure since the last success; cleared by a success. */
+  failingSince?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WebhookEndpointStore {
+  /** Inserts unless the project already has `max` endpoints; false when it has. */
+  insertBelowLimit(record: WebhookEndpointRecord, max: number): Promise<boolean>;
+  list(projectId: string): Promise<WebhookEndpointRecord[]>;
+  /** The project's enabled endpoints subscribed to `type`. */
+  listSubscribed(projectId: string, type: string): Promise<WebhookEndpointRecord[]>;
+  find(projectId: string, endpointId: string): Promise<WebhookEndpointRecord | null>;
+  delete(projectId: string, endpointId: string): Promise<boolean>;
+  /** Clears failingSince after a success. */
+  markSucceeded(projectId: string, endpointId: string, now: Date): Promise<void>;
+  /** Sets failingSince unless set; disables when `disableIfFailingBefore` is after it (or `gone`). Answers the updated record. */
+  markFailed(projectId: string, endpointId: string, now: Date, disableIfFailingBefore: Date, gone: boolean): Promise<WebhookEndpointRecord | null>;
+}
+
 
 const COUNTER = '_endpointCount';
 
