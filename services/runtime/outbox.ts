@@ -1,7 +1,7 @@
 /**
  * A producer's event outbox (connect: `connect_outbox`, ceremony: `ceremony_outbox`) and its relay
- * to the events service. The producer records an event in its own collection before it answers
- * the change as done; the relay hands unsent events to the events service (`PublishEvents`,
+ * to the events service. The producer writes the event into its own collection around the change
+ * (prepared before, ready after) and only then answers the change as done; the relay hands unsent events to the events service (`PublishEvents`,
  * idempotent by event ID) and marks them sent. Leases make two replicas' relays take different
  * events; an event whose relay died with it is taken again once its lease ends (at least once).
  * See docs/architecture.md, "Webhooks and the events service".
@@ -22,6 +22,11 @@ export interface OutboxEvent {
 
 export interface OutboxRecord {
   _id: string;
+  /**
+   * `prepared`: written before its change, which may not have happened (yet); `ready`: the change
+   * is done, the relay may publish it. Entries of older versions have none and count as ready.
+   */
+  state?: 'prepared' | 'ready';
   projectId: string;
   type: string;
   occurredAt: Date;
@@ -35,9 +40,22 @@ export interface OutboxRecord {
 }
 
 export interface EventOutbox {
-  /** Makes the event durable (throws when the store does: the change must then not be answered as done). */
-  record(event: OutboxEvent): Promise<void>;
+  /**
+   * Makes the event of a change durable around the change: the entry is written `prepared` before
+   * `change` runs and turned `ready` after it succeeded, so a process killed at any point leaves
+   * either no change or an entry the relay resolves (see confirm). If `change` throws, the entry is
+   * removed and the error rethrown; if the entry cannot be written, the change is not made. Answers
+   * what `change` answered.
+   */
+  around<T>(event: OutboxEvent, change: () => Promise<T>): Promise<T>;
 }
+
+/**
+ * Whether the change of a `prepared` entry happened (the producer looks at its own data, e.g. the
+ * user exists). Asked by the relay of entries left prepared for a minute (their writer died
+ * between the change and marking the entry ready): true publishes the event, false drops it.
+ */
+export type ChangeConfirmer = (event: OutboxRecord) => Promise<boolean>;
 
 /** Hands a batch to the events service; resolves once every event of it is stored there. */
 export type EventPublisher = (events: OutboxRecord[]) => Promise<void>;
@@ -45,6 +63,8 @@ export type EventPublisher = (events: OutboxRecord[]) => Promise<void>;
 const SENT_RETENTION_SECONDS = 7 * 86400;
 const BATCH = 100;
 const LEASE_MS = 30_000;
+/** A prepared entry older than this is resolved with the confirmer: its writer is gone. */
+const PREPARED_GRACE_MS = 60_000;
 
 export function outboxIndexes(collection: string): IndexPlan {
   // The relay's lookup (sentAt unset) and the removal of sent entries use this one index.
@@ -61,7 +81,7 @@ export interface OutboxRelay extends EventOutbox {
  * answer: nobody waits for it) and every `intervalMs` (for events recorded by another replica or
  * left by a relay that failed).
  */
-export function startOutboxRelay(db: Db, collection: string, opts: { publish: EventPublisher; logger: Logger; now: () => Date; intervalMs: number }): OutboxRelay {
+export function startOutboxRelay(db: Db, collection: string, opts: { publish: EventPublisher; confirm: ChangeConfirmer; logger: Logger; now: () => Date; intervalMs: number }): OutboxRelay {
   const coll: Collection<OutboxRecord> = db.collection(collection);
   let stopping = false;
   let running: Promise<void> | null = null;
@@ -72,7 +92,7 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
     while (batch.length < BATCH) {
       const now = opts.now();
       const claimed = await coll.findOneAndUpdate(
-        { sentAt: { $exists: false }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
+        { sentAt: { $exists: false }, state: { $ne: 'prepared' }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
         { $set: { leaseUntil: new Date(now.getTime() + LEASE_MS) } },
         { sort: { occurredAt: 1 }, returnDocument: 'after' },
       );
@@ -82,7 +102,18 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
     return batch;
   };
 
+  /** Entries whose writer died between change and `ready`: published if the change happened, else dropped. */
+  const resolveAbandoned = async () => {
+    const cutoff = new Date(opts.now().getTime() - PREPARED_GRACE_MS);
+    const abandoned = await coll.find({ state: 'prepared', occurredAt: { $lt: cutoff } }).limit(BATCH).toArray();
+    for (const entry of abandoned) {
+      if (await opts.confirm(entry)) await coll.updateOne({ _id: entry._id, state: 'prepared' }, { $set: { state: 'ready' } });
+      else await coll.deleteOne({ _id: entry._id, state: 'prepared' });
+    }
+  };
+
   const relayOnce = async () => {
+    await resolveAbandoned();
     for (;;) {
       const batch = await claimBatch();
       if (batch.length === 0) return;
@@ -119,9 +150,11 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
   kick();
 
   return {
-    async record(event) {
+    async around(event, change) {
+      const _id = newId('evt');
       await coll.insertOne({
-        _id: newId('evt'),
+        _id,
+        state: 'prepared',
         projectId: event.projectId,
         type: event.type,
         occurredAt: opts.now(),
@@ -130,7 +163,20 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
         os: event.client?.os ?? '',
         browser: event.client?.browser ?? '',
       });
+      let result: Awaited<ReturnType<typeof change>>;
+      try {
+        result = await change();
+      } catch (err) {
+        // The change was not made: its event must not be sent. If this removal fails too, the
+        // relay drops the entry once it is a minute old (the confirmer finds no change).
+        await coll.deleteOne({ _id, state: 'prepared' }).catch(() => undefined);
+        throw err;
+      }
+      // Throws when the store does: the change is then not answered as done, and the relay
+      // publishes the entry once it is a minute old (the confirmer finds the change).
+      await coll.updateOne({ _id, state: 'prepared' }, { $set: { state: 'ready' } });
       kick();
+      return result;
     },
     async stop() {
       stopping = true;

@@ -4,8 +4,11 @@ import type { EventOutbox, OutboxEvent } from '../../services/runtime/outbox.js'
 export class RecordingEventOutbox implements EventOutbox {
   events: OutboxEvent[] = [];
   failWith: Error | null = null;
-  async record(event: OutboxEvent): Promise<void> {
+  /** As the real outbox: nothing is changed when the event cannot be written; a failed change records nothing. */
+  async around<T>(event: OutboxEvent, change: () => Promise<T>): Promise<T> {
     if (this.failWith) throw this.failWith;
+    const result = await change();
     this.events.push(event);
+    return result;
   }
 }

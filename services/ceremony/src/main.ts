@@ -11,6 +11,7 @@ import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
 import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { confirmPasskeyEvent } from './domain/confirmPasskeyEvent.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './clients/connectDirectory.js';
 import { createAaguidCatalog } from './domain/aaguidDetails.js';
@@ -50,7 +51,7 @@ try {
   const projects = rpcProjectDirectory(projectClient);
   // Events are written in the background, each expiring after its project's retention.
   const insights = createInsightsService(createInsightsStores(store.db), { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
-  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), logger, now: () => new Date(), intervalMs: 2000 });
+  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmPasskeyEvent(mongoCredentialStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },

@@ -29,6 +29,7 @@ import { rpcOneTimeCodes } from './clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from './clients/ceremonyClient.js';
 import { rpcUserCleanup } from './clients/userCleanup.js';
 import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { confirmUserEvent } from './users/domain/confirmUserEvent.js';
 
 const env = new EnvReader();
 const config = {
@@ -58,7 +59,7 @@ try {
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics, prepareConnectStore);
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
-  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), logger, now: () => new Date(), intervalMs: 2000 });
+  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmUserEvent(mongoUserStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'connect' },

@@ -2,6 +2,8 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProject } from '../src/projects/domain/createProject.js';
+import { confirmUserEvent } from '../src/users/domain/confirmUserEvent.js';
+import type { OutboxRecord } from '../../runtime/outbox.js';
 import { as, clients, inMemoryTransport, startTestEnv, type Clients, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -36,5 +38,17 @@ describe('user events', () => {
     expect(err).not.toBeNull();
     expect([Code.Internal, Code.Unavailable]).toContain(err!.code);
     expect(env.events.events).toEqual([]);
+  });
+
+  it('confirms an abandoned user.created when the user exists, user.deleted when it does not', async () => {
+    const { user } = await rpc.users.createUser({ status: 'active' }, as(A));
+    const confirm = confirmUserEvent(env.deps.users);
+    const entry = (type: string, userID: string): OutboxRecord => ({ _id: 'evt-1', projectId: A, type, occurredAt: new Date(), data: { userID }, ip: '', os: '', browser: '' });
+    expect(await confirm(entry('user.created', user!.userId))).toBe(true);
+    expect(await confirm(entry('user.deleted', user!.userId))).toBe(false);
+    expect(await confirm(entry('user.created', 'usr-1'))).toBe(false);
+    expect(await confirm(entry('user.deleted', 'usr-1'))).toBe(true);
+    // Another project's user is not this project's.
+    expect(await confirm({ ...entry('user.created', user!.userId), projectId: 'pro-other' })).toBe(false);
   });
 });

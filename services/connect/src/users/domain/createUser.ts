@@ -36,8 +36,8 @@ export async function createUser(deps: Pick<UserDeps, 'users' | 'events' | 'now'
     createdAt: now,
     updatedAt: now,
   };
-  await deps.users.insert(record);
-  // Before the answer: a create acknowledged to the application always has its webhook event.
-  await deps.events.record({ projectId: record.projectId, type: 'user.created', data: { userID: record._id, status: record.status, ...(fullName ? { fullName } : {}) } });
+  // The event is made durable around the insert: a create acknowledged to the application always has its webhook event.
+  const event = { projectId: record.projectId, type: 'user.created', data: { userID: record._id, status: record.status, ...(fullName ? { fullName } : {}) } };
+  await deps.events.around(event, () => deps.users.insert(record));
   return record;
 }
