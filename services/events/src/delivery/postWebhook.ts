@@ -35,6 +35,8 @@ export function webhookPoster(timeoutMs: number): WebhookPoster {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup: checkedLookup(allowPrivate),
+        // A connection per attempt: a kept-alive socket would skip the look-up and its check.
+        agent: false,
         timeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
       };
