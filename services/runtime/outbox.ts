@@ -24,9 +24,9 @@ export interface OutboxRecord {
   _id: string;
   /**
    * `prepared`: written before its change, which may not have happened (yet); `ready`: the change
-   * is done, the relay may publish it. Entries of older versions have none and count as ready.
+   * is done, the relay may publish it; `sent`: the events service has it.
    */
-  state?: 'prepared' | 'ready';
+  state: 'prepared' | 'ready' | 'sent';
   projectId: string;
   type: string;
   occurredAt: Date;
@@ -68,7 +68,13 @@ const PREPARED_GRACE_MS = 60_000;
 
 export function outboxIndexes(collection: string): IndexPlan {
   // The relay's lookup (sentAt unset) and the removal of sent entries use this one index.
-  return { [collection]: [{ key: { sentAt: 1 }, name: 'sent_ttl', expireAfterSeconds: SENT_RETENTION_SECONDS }] };
+  return {
+    [collection]: [
+      // The relay's two look-ups: the oldest ready entries, and prepared ones older than a minute.
+      { key: { state: 1, occurredAt: 1 }, name: 'state_time' },
+      { key: { sentAt: 1 }, name: 'sent_ttl', expireAfterSeconds: SENT_RETENTION_SECONDS },
+    ],
+  };
 }
 
 export interface OutboxRelay extends EventOutbox {
@@ -92,7 +98,7 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
     while (batch.length < BATCH) {
       const now = opts.now();
       const claimed = await coll.findOneAndUpdate(
-        { sentAt: { $exists: false }, state: { $ne: 'prepared' }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
+        { state: 'ready', $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
         { $set: { leaseUntil: new Date(now.getTime() + LEASE_MS) } },
         { sort: { occurredAt: 1 }, returnDocument: 'after' },
       );
@@ -112,8 +118,8 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
     }
   };
 
-  const relayOnce = async () => {
-    await resolveAbandoned();
+  const relayOnce = async (withAbandoned: boolean) => {
+    if (withAbandoned) await resolveAbandoned();
     for (;;) {
       const batch = await claimBatch();
       if (batch.length === 0) return;
@@ -121,21 +127,22 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
         await opts.publish(batch);
       } catch (err) {
         // Give the batch back at once (the next run takes it again) rather than after its lease.
-        await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, sentAt: { $exists: false } }, { $unset: { leaseUntil: '' } }).catch(() => undefined);
+        await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $unset: { leaseUntil: '' } }).catch(() => undefined);
         throw err;
       }
-      await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, sentAt: { $exists: false } }, { $set: { sentAt: opts.now() }, $unset: { leaseUntil: '' } });
+      await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $set: { state: 'sent', sentAt: opts.now() }, $unset: { leaseUntil: '' } });
       if (stopping || batch.length < BATCH) return;
     }
   };
 
-  const kick = () => {
+  /** Abandoned entries are looked for on the timer only, not after every change. */
+  const kick = (withAbandoned = false) => {
     if (stopping) return;
     if (running) {
       again = true;
       return;
     }
-    running = relayOnce()
+    running = relayOnce(withAbandoned)
       .catch((err: unknown) => opts.logger.warn({ err: (err as Error).message }, 'event relay failed; the events stay in the outbox and are retried'))
       .finally(() => {
         running = null;
@@ -145,9 +152,9 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
         }
       });
   };
-  const timer = setInterval(kick, opts.intervalMs);
+  const timer = setInterval(() => kick(true), opts.intervalMs);
   timer.unref();
-  kick();
+  kick(true);
 
   return {
     async around(event, change) {

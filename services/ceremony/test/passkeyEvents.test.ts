@@ -49,7 +49,7 @@ describe('passkey.created', () => {
     const { finished } = await registered(env.client);
     const stored = await env.store.db.collection('credentials').findOne({});
     const confirm = confirmPasskeyEvent(mongoCredentialStore(env.store.db));
-    const entry = (data: Record<string, unknown>, projectId = 'pro-1'): OutboxRecord => ({ _id: 'evt-1', projectId, type: 'passkey.created', occurredAt: new Date(), data, ip: '', os: '', browser: '' });
+    const entry = (data: Record<string, unknown>, projectId = 'pro-1'): OutboxRecord => ({ _id: 'evt-1', state: 'prepared', projectId, type: 'passkey.created', occurredAt: new Date(), data, ip: '', os: '', browser: '' });
     expect(await confirm(entry({ passkeyID: finished.passkeyData!.id, credentialID: stored!.credentialId }))).toBe(true);
     expect(await confirm(entry({ passkeyID: 'cre-1', credentialID: stored!.credentialId }))).toBe(false);
     expect(await confirm(entry({ passkeyID: finished.passkeyData!.id, credentialID: stored!.credentialId }, 'pro-2'))).toBe(false);

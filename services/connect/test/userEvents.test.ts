@@ -43,7 +43,7 @@ describe('user events', () => {
   it('confirms an abandoned user.created when the user exists, user.deleted when it does not', async () => {
     const { user } = await rpc.users.createUser({ status: 'active' }, as(A));
     const confirm = confirmUserEvent(env.deps.users);
-    const entry = (type: string, userID: string): OutboxRecord => ({ _id: 'evt-1', projectId: A, type, occurredAt: new Date(), data: { userID }, ip: '', os: '', browser: '' });
+    const entry = (type: string, userID: string): OutboxRecord => ({ _id: 'evt-1', state: 'prepared', projectId: A, type, occurredAt: new Date(), data: { userID }, ip: '', os: '', browser: '' });
     expect(await confirm(entry('user.created', user!.userId))).toBe(true);
     expect(await confirm(entry('user.deleted', user!.userId))).toBe(false);
     expect(await confirm(entry('user.created', 'usr-1'))).toBe(false);
