@@ -48,9 +48,9 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # A numeric user, so Kubernetes can verify runAsNonRoot; the manifests run as the same uid/gid.
 USER 10001:10001
-# gateway: 8080 frontend API, 8081 backend API; ceremony 7101, challenge 7102, connect 7103.
+# gateway: 8080 frontend API, 8081 backend API; ceremony 7101, challenge 7102, connect 7103, events 7104.
 # Every process also serves /healthz, /readyz and /metrics on its (first) port.
-EXPOSE 8080 8081 7101 7102 7103
+EXPOSE 8080 8081 7101 7102 7103 7104
 # The old generation may double between full collections: under a heap limit below 256 MB (the
 # manifests set 192) V8 would allow only 1.3x, and collect every second or so under load
 # (deploy/local/processes.ts). The flag is not allowed in NODE_OPTIONS, so it is passed here.

@@ -8,6 +8,7 @@ const MAINS = {
   ceremony: '../../services/ceremony/src/main.js',
   challenge: '../../services/challenge/src/main.js',
   connect: '../../services/connect/src/main.js',
+  events: '../../services/events/src/main.js',
 } as const;
 
 function mainModuleOf(name: string | undefined): string | undefined {

@@ -28,6 +28,7 @@ export const BUNDLE_ENTRIES = {
   connect: 'services/connect/src/main.ts',
   challenge: 'services/challenge/src/main.ts',
   ceremony: 'services/ceremony/src/main.ts',
+  events: 'services/events/src/main.ts',
   gateway: 'gateway/src/main.ts',
   demo: packageEntry('@passkeyauth/demo/main'),
   project: 'services/connect/src/cli/project.ts',

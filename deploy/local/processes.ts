@@ -10,11 +10,12 @@ export interface StackPorts {
   ceremony: number;
   challenge: number;
   connect: number;
+  events: number;
   frontend: number;
   backend: number;
 }
 
-export const DEFAULT_PORTS: StackPorts = { ceremony: 7101, challenge: 7102, connect: 7103, frontend: 8080, backend: 8081 };
+export const DEFAULT_PORTS: StackPorts = { ceremony: 7101, challenge: 7102, connect: 7103, events: 7104, frontend: 8080, backend: 8081 };
 
 export interface StackEnv {
   mongodbUri: string;
@@ -37,6 +38,11 @@ export interface StackEnv {
   smsWebhookUrl?: string;
   /** HMAC key for those requests (SMS_WEBHOOK_SECRET, at least 32 characters); required with smsWebhookUrl. */
   smsWebhookSecret?: string;
+  /**
+   * Delays between webhook attempts in seconds (WEBHOOK_RETRY_SCHEDULE, e.g. "0.5,1"); the
+   * Standard Webhooks schedule when not given. Tests shorten it.
+   */
+  webhookRetrySchedule?: string;
 }
 
 export const DEFAULT_EMAIL_FROM = 'Passkey Demo <no-reply@localhost>';
@@ -164,7 +170,7 @@ export function tlsFrontProcess(opts: { port: number; gatewayPort: number; caDir
   };
 }
 
-/** Services first (connect, challenge, ceremony), then the gateway in front of them. */
+/** Services first (connect, challenge, ceremony, events), then the gateway in front of them. */
 export function stackProcesses(env: StackEnv): ProcessSpec[] {
   const p = env.ports;
   const common = {
@@ -178,6 +184,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     CEREMONY_URL: `http://127.0.0.1:${p.ceremony}`,
     CHALLENGE_URL: `http://127.0.0.1:${p.challenge}`,
     CONNECT_URL: `http://127.0.0.1:${p.connect}`,
+    EVENTS_URL: `http://127.0.0.1:${p.events}`,
   };
   return [
     {
@@ -204,6 +211,19 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
       ...service('ceremony'),
       env: { ...common, ...urls, PORT: String(p.ceremony) },
       ready: () => httpReady(`${urls.CEREMONY_URL}/readyz`),
+    },
+    {
+      name: 'events',
+      ...service('events'),
+      env: {
+        ...common,
+        PORT: String(p.events),
+        // The local stack's receivers are on this machine: loopback and private addresses are
+        // allowed here, refused in the production configuration (docs/api/webhooks.md).
+        WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+        ...(env.webhookRetrySchedule ? { WEBHOOK_RETRY_SCHEDULE: env.webhookRetrySchedule } : {}),
+      },
+      ready: () => httpReady(`${urls.EVENTS_URL}/readyz`),
     },
     {
       name: 'gateway',

@@ -121,7 +121,7 @@ try {
         ? [`  Frontend API   https://${demo.projectID}.localhost:${tlsFrontPort}   (HTTPS for the Corbado web SDKs: frontendApiUrlSuffix "localhost:${tlsFrontPort}"; trust ${join(LOCAL_DIR, 'tls', 'ca.pem')}, see docs/web-sdks.md)`]
         : []),
       `  Backend API    ${backendApiUrl}   (HTTP Basic: project ID + API secret)`,
-      `  Services       ceremony :${ports.ceremony}  challenge :${ports.challenge}  connect :${ports.connect}  (Connect RPC, /healthz /readyz /metrics)`,
+      `  Services       ceremony :${ports.ceremony}  challenge :${ports.challenge}  connect :${ports.connect}  events :${ports.events}  (Connect RPC, /healthz /readyz /metrics)`,
       `  MongoDB        ${mongodbUri}${process.env.MONGODB_URI ? '' : '   (embedded store, data in .data/mongo)'}`,
       mailLine,
       `  Demo project   ${demo.projectID} (self-service sign-up on; RP ID ${demo.rpID}, origin ${demo.origins.join(', ')}); credentials in ${DEMO_FILE}`,

@@ -25,6 +25,7 @@ const config = {
   ceremonyUrl: env.url('CEREMONY_URL', 'http://127.0.0.1:7101'),
   challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
+  eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   upstreamTimeoutMs: env.int('UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
   trustForwardedFor: env.string('TRUST_FORWARDED_FOR', 'false') === 'true',
@@ -49,7 +50,7 @@ try {
   let accepting = true;
   const servers = createGateway({
     routes,
-    upstreams: createUpstreams({ ceremony: config.ceremonyUrl, challenge: config.challengeUrl, connect: config.connectUrl }, callerToken),
+    upstreams: createUpstreams({ ceremony: config.ceremonyUrl, challenge: config.challengeUrl, connect: config.connectUrl, events: config.eventsUrl }, callerToken),
     basic: new BasicAuthenticator(projects),
     bearer: new BearerAuthenticator(directory),
     directory,

@@ -10,7 +10,7 @@ export type ServiceName = InternalService;
 /** Each transport carries the gateway's token for that service (a token is valid for one service only). */
 export function createUpstreams(urls: Record<ServiceName, string>, callerTokens: CallerTokens): Record<ServiceName, Transport> {
   const make = (target: ServiceName) => serviceTransport(urls[target], () => callerTokens(target));
-  return { ceremony: make('ceremony'), challenge: make('challenge'), connect: make('connect') };
+  return { ceremony: make('ceremony'), challenge: make('challenge'), connect: make('connect'), events: make('events') };
 }
 
 export function serviceNameOf(service: DescService): ServiceName {

@@ -125,7 +125,7 @@ beforeAll(async () => {
   registry = new Registry();
   const servers = createGateway({
     routes: buildRouteTable(await discoverServices()),
-    upstreams: { ceremony: createRouterTransport(() => undefined), challenge: challengeTransport, connect: connectTransport },
+    upstreams: { ceremony: createRouterTransport(() => undefined), challenge: challengeTransport, connect: connectTransport, events: createRouterTransport(() => undefined) },
     basic: new BasicAuthenticator(projectClient),
     bearer: new BearerAuthenticator(directory),
     directory,

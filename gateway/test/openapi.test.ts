@@ -459,7 +459,7 @@ describe('serving on both listeners of createGateway', () => {
     const none = createRouterTransport(() => undefined);
     servers = createGateway({
       routes,
-      upstreams: { ceremony: none, challenge: none, connect: none },
+      upstreams: { ceremony: none, challenge: none, connect: none, events: none },
       basic: new BasicAuthenticator(client),
       bearer: new BearerAuthenticator(directory),
       directory,

@@ -6,7 +6,7 @@
  *
  * - The gateway may call every RPC that has a REST route (it exposes exactly those; the route
  *   option in proto/ is the single source) plus the project RPCs its authenticators use.
- * - ceremony, challenge and connect may call only the RPCs their client adapters call
+ * - ceremony, challenge, connect and events may call only the RPCs their client adapters call
  *   (services/<caller>/src/clients/, services/runtime/projectFactsCache.ts). The test
  *   services/runtime/test/internalCallPolicy.test.ts reads those files and fails when a call
  *   is missing here or listed here but no longer made, so the list follows the code.
@@ -16,9 +16,10 @@ import { CeremonyService } from '../../gen/passkeyauth/ceremony/v1/ceremony_serv
 import { ChallengeService } from '../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
 import { ProjectService } from '../../gen/passkeyauth/connect/v1/project_service_pb.js';
 import { UserService } from '../../gen/passkeyauth/connect/v1/user_service_pb.js';
+import { EventService } from '../../gen/passkeyauth/events/v1/event_service_pb.js';
 import { route } from '../../gen/passkeyauth/gateway/v1/http_pb.js';
 
-export const INTERNAL_SERVICES = ['ceremony', 'challenge', 'connect'] as const;
+export const INTERNAL_SERVICES = ['ceremony', 'challenge', 'connect', 'events'] as const;
 export type InternalService = (typeof INTERNAL_SERVICES)[number];
 export const INTERNAL_CALLERS = ['gateway', ...INTERNAL_SERVICES] as const;
 export type InternalCaller = (typeof INTERNAL_CALLERS)[number];
@@ -30,7 +31,7 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
   // Project facts (rpId, origins), the user a ceremony is for, the "passkey added" notice, and the signature of
   // signedPasskeyData for B5/B7 of the backend API with signPasskeyData: true only (a connect login never asks
   // the ceremony to sign: connect signs it itself, so no ceremony calls back into connect during one).
-  ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification],
+  ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification, EventService.method.publishEvents],
   // Project settings (delivery, attempts) and whether the user exists.
   challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser],
   // The flows connect orchestrates, the "passkey added" notice of /v2/me, and the clean-up of a deleted user's data.
@@ -50,7 +51,11 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
     ChallengeService.method.verifyChallenge,
     ChallengeService.method.deleteUserChallenges,
     ChallengeService.method.sendNotification,
+    // The outbox relay (services/runtime/outbox.ts) hands the events of connect's changes over.
+    EventService.method.publishEvents,
   ],
+  // The events service calls no other service: it only delivers to the projects' receivers.
+  events: [],
 };
 
 /** The name an RPC is known by in the policy and the logs: `passkeyauth.connect.v1.UserService/GetUser`. */

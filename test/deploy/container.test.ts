@@ -188,7 +188,7 @@ describe('compiled processes from production dependencies only', () => {
     embedded = await startEmbeddedMongo({ port: 0 });
     const uri = new URL(embedded.uri);
     uri.pathname = `/image_${randomBytes(4).toString('hex')}`;
-    ports = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), frontend: await freePort(), backend: await freePort() };
+    ports = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), events: await freePort(), frontend: await freePort(), backend: await freePort() };
     const masterKey = randomBytes(32).toString('hex');
     const frontendApiUrl = `http://127.0.0.1:${ports.frontend}`;
     const backendApiUrl = `http://127.0.0.1:${ports.backend}`;
@@ -226,7 +226,7 @@ describe('compiled processes from production dependencies only', () => {
   });
 
   it('answers /healthz, /readyz and /metrics on every process (both gateway listeners)', async () => {
-    const bases = [ports.ceremony, ports.challenge, ports.connect, ports.frontend, ports.backend].map((p) => `http://127.0.0.1:${p}`);
+    const bases = [ports.ceremony, ports.challenge, ports.connect, ports.events, ports.frontend, ports.backend].map((p) => `http://127.0.0.1:${p}`);
     for (const base of bases) {
       for (const path of ['/healthz', '/readyz', '/metrics']) {
         const res = await fetch(`${base}${path}`);

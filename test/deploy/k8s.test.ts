@@ -8,7 +8,8 @@
  *  - every container has probes, resources and the locked-down security context; the preStop pause
  *    and grace period fit the graceful shutdown of services/runtime/lifecycle.ts;
  *  - the NetworkPolicies allow exactly the call graph the processes' *_URL settings imply, MongoDB
- *    only from the three services, mail and SMS only from the challenge service;
+ *    only from the four services, mail and SMS only from the challenge service, webhooks only from
+ *    the events service;
  *  - the production Ingress exposes only the public paths over TLS; ServiceMonitors scrape /metrics.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,9 +30,9 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const K8S = join(REPO, 'deploy', 'k8s');
 const OVERLAYS = ['dev', 'production', 'production-monitoring'] as const;
 type Overlay = (typeof OVERLAYS)[number];
-const PROCESSES = ['gateway', 'ceremony', 'challenge', 'connect'] as const;
+const PROCESSES = ['gateway', 'ceremony', 'challenge', 'connect', 'events'] as const;
 type Process = (typeof PROCESSES)[number];
-const SERVICES: readonly Process[] = ['ceremony', 'challenge', 'connect'];
+const SERVICES: readonly Process[] = ['ceremony', 'challenge', 'connect', 'events'];
 const SECRET_NAME = 'passkeyauth-secrets';
 const PASSKEYAUTH_UID = 10001;
 
@@ -326,9 +327,9 @@ describe('what the processes read', () => {
       expect(defaultPorts(p).length, `${p} port variables`).toBeGreaterThan(0);
     }
     expect(defaultPorts('gateway').map((d) => d.port).sort()).toEqual([8080, 8081]);
-    expect(SERVICES.map((s) => defaultPorts(s)[0].port)).toEqual([7101, 7102, 7103]);
+    expect(SERVICES.map((s) => defaultPorts(s)[0].port)).toEqual([7101, 7102, 7103, 7104]);
     expect([...READS.challenge.keys()]).toEqual(expect.arrayContaining(['SMTP_URL', 'TWILIO_FROM', 'DELIVERY_TIMEOUT_MS', 'RATE_LIMIT_VERIFY_PER_ADDRESS_SECONDS']));
-    expect(callees('gateway')).toEqual(['ceremony', 'challenge', 'connect']);
+    expect(callees('gateway')).toEqual(['ceremony', 'challenge', 'connect', 'events']);
     // The NetworkPolicies follow callees(); the internal call policy must name the same graph.
     for (const p of PROCESSES) expect(calleesOf(p), `${p} may call (internalCallPolicy.ts)`).toEqual(callees(p));
     expect(LISTENER_GRACE_MS).toBeGreaterThan(0);
@@ -608,7 +609,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
-  it('lets only the three services reach MongoDB, and only the challenge service send mail and SMS', () => {
+  it('lets only the four services reach MongoDB, only the challenge service send mail and SMS, only the events service post webhooks', () => {
     const mongoPods = podTemplates(r).filter((t) => t.labels['app.kubernetes.io/name'] === 'mongo');
     for (const p of PROCESSES) {
       const labels = podLabels(r, p);
@@ -621,8 +622,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         production && p !== 'gateway',
       );
       for (const port of [25, 465, 587, 443]) {
-        expect(allowed(r, 'Egress', labels, { external: 'internet' }, port), `${p} → internet:${port}`).toBe(production && p === 'challenge');
+        // The events service posts webhooks to the applications' receivers (HTTPS, and HTTP below), in every overlay.
+        expect(allowed(r, 'Egress', labels, { external: 'internet' }, port), `${p} → internet:${port}`).toBe((production && p === 'challenge') || (p === 'events' && port === 443));
       }
+      expect(allowed(r, 'Egress', labels, { external: 'internet' }, 80), `${p} → internet:80`).toBe(p === 'events');
     }
     if (!production) {
       expect(mongoPods).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
  * The served API reference against reality: real calls through the real stack (users,
- * identifiers, challenges B1 + PATCH + GET, B2/B4/B6 starts, credentials, the frontend's JWKS and
+ * identifiers, challenges B1 + PATCH + GET, B2/B4/B6 starts, credentials, webhook endpoints, the frontend's JWKS and
  * session config, the user-details config and the signed-in user's details and identifiers, and
  * error answers), each JSON answer validated with ajv (JSON Schema 2020-12, as
  * OpenAPI 3.1 uses) against the schema /openapi.json of its listener documents for that path,
@@ -331,6 +331,18 @@ describe('recorded answers of the backend API match its document', () => {
     expect((await call('backend', 'POST', b1, { params: { userID }, rawBody: 'challengeType=email_otp', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     // Frontend routes are not on the backend listener.
     expect((await call('backend', 'GET', '/.well-known/jwks')).status).toBe(404);
+  });
+
+  it('webhook endpoints: create (with its signing secret), list, bad URL (400), delete (genericRsp), unknown (404)', async () => {
+    const created = await call('backend', 'POST', '/v2/webhookEndpoints', {
+      body: { url: 'http://127.0.0.1:9/hooks', basicAuthUsername: 'hook', basicAuthPassword: 'secret', subscribedEvents: ['user.created'], customHeaders: { 'X-App': 'demo' } },
+    });
+    expect(created.status).toBe(200);
+    const webhookEndpointID = json(created).id as string;
+    expect((await call('backend', 'GET', '/v2/webhookEndpoints')).status).toBe(200);
+    expect((await call('backend', 'POST', '/v2/webhookEndpoints', { body: { url: 'ftp://127.0.0.1/', subscribedEvents: ['user.created'] } })).status).toBe(400);
+    expect((await call('backend', 'DELETE', '/v2/webhookEndpoints/{webhookEndpointID}', { params: { webhookEndpointID } })).status).toBe(200);
+    expect((await call('backend', 'DELETE', '/v2/webhookEndpoints/{webhookEndpointID}', { params: { webhookEndpointID } })).status).toBe(404);
   });
 
   it('delete the user (genericRsp), then it is gone (404)', async () => {

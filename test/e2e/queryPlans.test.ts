@@ -12,6 +12,8 @@ import { ceremonyIndexes } from '../../services/ceremony/src/store/indexes.js';
 import { insightsIndexes } from '../../services/ceremony/src/store/insightsIndexes.js';
 import { challengeIndexes } from '../../services/challenge/src/store/challenges.js';
 import { connectIndexes } from '../../services/connect/src/store/indexes.js';
+import { deliveryIndexes } from '../../services/events/src/store/webhookDeliveries.js';
+import { webhookEndpointIndexes } from '../../services/events/src/store/webhookEndpoints.js';
 import { connectStore, type Store } from '../../services/runtime/mongo.js';
 
 let mongo: EmbeddedMongo | null = null;
@@ -19,7 +21,7 @@ let store: Store;
 
 beforeAll(async () => {
   const uri = process.env.MONGODB_URI ?? (mongo = await startEmbeddedMongo({ port: 0, log: () => undefined })).uri;
-  store = await connectStore(uri, `plans_${randomBytes(4).toString('hex')}`, { ...ceremonyIndexes, ...insightsIndexes, ...challengeIndexes, ...connectIndexes });
+  store = await connectStore(uri, `plans_${randomBytes(4).toString('hex')}`, { ...ceremonyIndexes, ...insightsIndexes, ...challengeIndexes, ...connectIndexes, ...webhookEndpointIndexes, ...deliveryIndexes });
   // Enough documents of other projects and users that a scan would show as one.
   const db = store.db;
   const many = (n: number, f: (i: number) => Document) => Array.from({ length: n }, (_, i) => f(i));
@@ -34,6 +36,9 @@ beforeAll(async () => {
   await db.collection('social_accounts').insertMany(many(200, (i) => ({ _id: `soc-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, providerType: 'google', foreignId: `f${i}`, identifierValue: `u${i}@example.com`, createdAt: new Date(i) })));
   await db.collection('auth_events').insertMany(many(200, (i) => ({ _id: `aev-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
   await db.collection('connect_tokens').insertMany(many(200, (i) => ({ _id: `ctk-${i}` as never, projectId: `pro-${i % 4}`, secretHash: `h${i}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
+  await db.collection('connect_outbox').insertMany(many(200, (i) => ({ _id: `evt-${i}` as never, projectId: `pro-${i % 4}`, state: i % 50 === 0 ? 'prepared' : i % 10 === 0 ? 'ready' : 'sent', occurredAt: new Date(i), ...(i % 10 === 0 ? {} : { sentAt: new Date(i) }) })));
+  await db.collection('webhook_endpoints').insertMany(many(200, (i) => ({ _id: `whe-${i}` as never, projectId: `pro-${i % 40}`, subscribedEvents: ['user.created', 'passkey.created'], enabled: true, createdAt: new Date(i) })));
+  await db.collection('webhook_deliveries').insertMany(many(200, (i) => ({ _id: `evt-${i}:whe-${i % 7}` as never, projectId: `pro-${i % 4}`, endpointId: `whe-${i % 7}`, status: i % 5 === 0 ? 'pending' : 'delivered', nextAttemptAt: new Date(i) })));
 }, 60_000);
 
 afterAll(async () => {
@@ -87,6 +92,12 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: "connect: a project's social accounts, oldest first", collection: 'social_accounts', filter: { projectId: 'pro-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_created' },
   { what: 'connect: social accounts by identifier value', collection: 'social_accounts', filter: { projectId: 'pro-1', identifierValue: 'u5@example.com' }, index: 'project_identifier_value' },
   { what: "ceremony: a user's auth events, newest first (trim, recent)", collection: 'auth_events', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1, _id: -1 }, index: 'project_user_created' },
+  { what: 'outbox relay: the next unsent ready event (connect_outbox, ceremony_outbox)', collection: 'connect_outbox', filter: { state: 'ready', $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: new Date() } }] }, sort: { occurredAt: 1 }, index: 'state_time' },
+  { what: 'outbox relay: entries left prepared by a writer that died', collection: 'connect_outbox', filter: { state: 'prepared', occurredAt: { $lt: new Date() } }, index: 'state_time' },
+  { what: "events: a project's endpoints subscribed to a type (PublishEvents)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1', subscribedEvents: 'user.created', enabled: true }, index: 'project_events' },
+  { what: "events: a project's endpoints (list)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_events' },
+  { what: 'events: the next due delivery (worker claim)', collection: 'webhook_deliveries', filter: { status: 'pending', nextAttemptAt: { $lte: new Date() }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: new Date() } }] }, sort: { nextAttemptAt: 1 }, index: 'status_due' },
+  { what: "events: a deleted endpoint's pending deliveries", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'pending' }, index: 'project_endpoint_status' },
 ];
 
 describe('query plans of the hot repository queries', () => {

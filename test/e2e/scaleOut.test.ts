@@ -92,7 +92,7 @@ beforeAll(async () => {
   const uri = new URL(embedded.uri);
   uri.pathname = `/scaleout_${randomBytes(4).toString('hex')}`;
   for (const r of ['a', 'b'] as const) {
-    ports[r] = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), frontend: await freePort(), backend: await freePort() };
+    ports[r] = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), events: await freePort(), frontend: await freePort(), backend: await freePort() };
   }
   const masterKey = randomBytes(32).toString('hex');
   env = {

@@ -61,6 +61,8 @@ export interface StackOptions {
    * directory), as `npm start` does, so a test can kill it; by default it runs inside the test.
    */
   storeProcess?: boolean;
+  /** WEBHOOK_RETRY_SCHEDULE of the events service (seconds, comma-separated); the standard schedule by default. */
+  webhookRetrySchedule?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -85,6 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ceremony: await freePort(),
     challenge: await freePort(),
     connect: await freePort(),
+    events: await freePort(),
     frontend: await freePort(),
     backend: await freePort(),
   };
@@ -104,6 +107,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     emailFrom: options.emailFrom,
     smsWebhookUrl: options.smsWebhookUrl,
     smsWebhookSecret: options.smsWebhookSecret,
+    webhookRetrySchedule: options.webhookRetrySchedule,
   });
   try {
     // All at once: each process needs only the store to start. Every start is waited for before

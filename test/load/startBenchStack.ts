@@ -67,7 +67,7 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
       await supervisor.start({ ...store, env: { ...store.env, ...stackEnv } });
       mongodbUri = `mongodb://127.0.0.1:${port}/${dbName}`;
     }
-    const ports: StackPorts = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), frontend: await freePort(), backend: await freePort() };
+    const ports: StackPorts = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), events: await freePort(), frontend: await freePort(), backend: await freePort() };
     const frontendApiUrl = `http://127.0.0.1:${ports.frontend}`;
     const backendApiUrl = `http://127.0.0.1:${ports.backend}`;
     const masterKey = randomBytes(32).toString('hex');

@@ -102,7 +102,7 @@ describe('npm start (deploy/local/start.ts)', () => {
     expect(lines.filter((l) => /events lost|refused them|unreachable during shutdown/.test(l))).toEqual([]);
     const stopped = log.filter((l) => / stopped \(/.test(l)).map(nameOf);
     expect(stopped.at(-1)).toBe('mongo');
-    expect(new Set(stopped)).toEqual(new Set(['mongo', 'mail', 'connect', 'challenge', 'ceremony', 'gateway', 'demo', 'tls-front']));
+    expect(new Set(stopped)).toEqual(new Set(['mongo', 'mail', 'connect', 'challenge', 'ceremony', 'events', 'gateway', 'demo', 'tls-front']));
     // The store did not take the group's SIGINT itself (it would have exited before being stopped).
     expect(log.filter((l) => nameOf(l) === 'mongo' && /exited/.test(l))).toEqual([]);
     // The ceremony service closed its event writer (flushed) before the store went.

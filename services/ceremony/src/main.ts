@@ -7,7 +7,11 @@ import { createLogger } from '../../runtime/logger.js';
 import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
+import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
+import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
+import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { confirmPasskeyEvent } from './domain/confirmPasskeyEvent.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './clients/connectDirectory.js';
 import { createAaguidCatalog } from './domain/aaguidDetails.js';
@@ -17,7 +21,7 @@ import { rpcPasskeyNotifier } from './clients/challengeNotifier.js';
 import { createServer } from './server.js';
 import { mongoCredentialStore } from './store/credentials.js';
 import { mongoAuthEventStore } from './store/authEvents.js';
-import { ceremonyIndexes } from './store/indexes.js';
+import { CEREMONY_OUTBOX, ceremonyIndexes } from './store/indexes.js';
 import { insightsIndexes } from './store/insightsIndexes.js';
 import { createInsightsStores } from './store/insightsStores.js';
 import { mongoSessionStore } from './store/sessions.js';
@@ -32,6 +36,7 @@ const config = {
   mongodbUri: env.string('MONGODB_URI'),
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
   challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
+  eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   aaguidMetadataFile: env.optional('AAGUID_METADATA_FILE'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
 };
@@ -48,6 +53,7 @@ try {
   // Events are written in the background, each expiring after its project's retention.
   const insightsStores = createInsightsStores(store.db);
   const insights = createInsightsService(insightsStores, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
+  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmPasskeyEvent(mongoCredentialStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },
@@ -66,6 +72,7 @@ try {
     insights,
     passkeyEvents: insightsStores.users,
     aaguids,
+    events,
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);
@@ -78,6 +85,7 @@ try {
     // Queued events are written before the store closes.
     close: async () => {
       await insights.close();
+      await events.stop();
       await store.close();
     },
   });

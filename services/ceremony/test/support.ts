@@ -15,6 +15,7 @@ import { createMetrics } from '../../runtime/metrics.js';
 import type { Store } from '../../runtime/mongo.js';
 import { FakeConnect } from '../../../test/kit/fakeConnect.js';
 import { openTestDatabase } from '../../../test/kit/openTestDatabase.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 import { serviceInterceptors } from '../../runtime/server.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from '../src/clients/connectDirectory.js';
 import { createAaguidCatalog } from '../src/domain/aaguidDetails.js';
@@ -125,6 +126,7 @@ export class RecordingNotifier implements PasskeyNotifier {
 
 export interface TestEnv {
   notifier: RecordingNotifier;
+  events: RecordingEventOutbox;
   mongo: EmbeddedMongo | null;
   store: Store;
   deps: CeremonyDomainDeps;
@@ -142,6 +144,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   const connectTransport = connect.transport();
   const insights = new RecordingInsights();
   const notifier = new RecordingNotifier();
+  const events = new RecordingEventOutbox();
   const clock = new TestClock();
   const deps: CeremonyDomainDeps = {
     projects: rpcProjectDirectory(createClient(ProjectService, connectTransport)),
@@ -155,6 +158,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     insights,
     passkeyEvents: createInsightsStores(store.db).users,
     aaguids: createAaguidCatalog(),
+    events,
     logger: silent,
     now: clock.now,
   };
@@ -169,6 +173,7 @@ export async function startTestEnv(): Promise<TestEnv> {
     connect,
     insights,
     notifier,
+    events,
     clock,
     client,
     close: () => db.close(),

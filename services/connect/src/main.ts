@@ -1,6 +1,7 @@
 /** Connect service process: reads env → builds deps → serves → handles SIGTERM. */
 import { CeremonyService } from '../../../gen/passkeyauth/ceremony/v1/ceremony_service_pb.js';
 import { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
@@ -8,6 +9,7 @@ import { parseMasterKey } from '../../runtime/masterKey.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
+import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './projects/domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './projects/domain/projectRules.js';
@@ -16,7 +18,7 @@ import { mongoAuthProcessStore } from './auth-flows/store/authProcesses.js';
 import { mongoClientEnvStore } from './shared/store/clientEnvs.js';
 import { mongoConnectTokenStore } from './connect-tokens/store/connectTokens.js';
 import { mongoProcessStore } from './connect-flows/store/processes.js';
-import { connectIndexes, prepareConnectStore } from './store/indexes.js';
+import { CONNECT_OUTBOX, connectIndexes, prepareConnectStore } from './store/indexes.js';
 import { mongoIdentifierStore } from './users/store/identifiers.js';
 import { mongoSocialAccountStore } from './users/store/socialAccounts.js';
 import { mongoIdentifierVerificationStore } from './me/store/identifierVerifications.js';
@@ -27,6 +29,8 @@ import { mongoUserStore } from './users/store/users.js';
 import { rpcOneTimeCodes } from './clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from './clients/ceremonyClient.js';
 import { rpcUserCleanup } from './clients/userCleanup.js';
+import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { confirmUserEvent } from './users/domain/confirmUserEvent.js';
 
 const env = new EnvReader();
 const config = {
@@ -38,6 +42,7 @@ const config = {
   masterKey: env.string('MASTER_KEY'),
   challengeUrl: env.url('CHALLENGE_URL', 'http://127.0.0.1:7102'),
   ceremonyUrl: env.url('CEREMONY_URL', 'http://127.0.0.1:7101'),
+  eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   // A template (may contain {projectID}), so it is checked below with a sample project ID.
   frontendApiUrl: env.string('FRONTEND_API_URL', DEFAULT_PROJECT_URLS.frontendApiUrl),
   backendApiUrl: env.string('BACKEND_API_URL', DEFAULT_PROJECT_URLS.backendApiUrl),
@@ -55,6 +60,7 @@ try {
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics, prepareConnectStore);
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
+  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmUserEvent(mongoUserStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'connect' },
@@ -75,13 +81,18 @@ try {
     challenges: rpcOneTimeCodes(challenges),
     authProcesses: mongoAuthProcessStore(store.db),
     cleanup: rpcUserCleanup(challenges, ceremony),
+    events,
     masterKey,
     urls: { frontendApiUrl: config.frontendApiUrl, backendApiUrl },
     now: () => new Date(),
   });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `connect service listening on http://${config.host}:${port}`);
-  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: () => store.close() });
+  handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: async () => {
+      await events.stop();
+      await store.close();
+    },
+  });
 } catch (err) {
   logger.fatal({ err: (err as Error).message }, 'connect service failed to start');
   process.exit(1);

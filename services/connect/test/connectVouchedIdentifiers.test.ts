@@ -29,7 +29,7 @@ import { startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 let ceremony: FakeCeremonies;
-let deps: ConnectFlowDeps;
+let deps: ConnectFlowDeps & Pick<TestEnv['deps'], 'events'>;
 let A: string;
 
 beforeAll(async () => {

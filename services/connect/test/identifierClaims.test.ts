@@ -40,7 +40,7 @@ import { startTestEnv, type TestEnv } from './support.js';
 let env: TestEnv;
 let ceremony: FakeCeremonies;
 let codes: FakeOneTimeCodes;
-let deps: MeDeps & AuthFlowDeps;
+let deps: MeDeps & AuthFlowDeps & Pick<TestEnv['deps'], 'events'>;
 let A: string;
 const HOURS = 3600 * 1000;
 

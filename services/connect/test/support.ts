@@ -27,6 +27,7 @@ import { mongoMeAppendStore } from '../src/me/store/meAppends.js';
 import { mongoProjectStore } from '../src/projects/store/projects.js';
 import { mongoSessionStore } from '../src/sessions/store/sessions.js';
 import { mongoUserStore } from '../src/users/store/users.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 export const logger = createLogger('connect-test', 'silent');
 export const metrics = createMetrics('connect-test');
@@ -52,6 +53,7 @@ export interface TestEnv {
   uri: string;
   deps: ConnectServiceDeps;
   cleanup: RecordingUserCleanup;
+  events: RecordingEventOutbox;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
   const db = await openTestDatabase('connect_test', connectIndexes);
   const { mongo, store, uri } = db;
   const cleanup = new RecordingUserCleanup();
+  const events = new RecordingEventOutbox();
   const deps: ConnectServiceDeps = {
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
@@ -79,6 +82,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     meAppends: mongoMeAppendStore(store.db),
     identifierVerifications: mongoIdentifierVerificationStore(store.db),
     cleanup,
+    events,
     logger,
     masterKey: Buffer.from(MASTER_KEY_HEX, 'hex'),
     urls,
@@ -90,6 +94,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     uri,
     deps,
     cleanup,
+    events,
     close: () => db.close(),
   };
 }

@@ -13,7 +13,7 @@ import { buildRouteTable } from '../../../gateway/src/routeTable.js';
 import { calleesOf, callPolicyFor, DIRECT_CALLS, INTERNAL_CALLERS, INTERNAL_SERVICES, internalServiceOf, procedureOf, type InternalCaller } from '../internalCallPolicy.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const SOURCE_DIRS: Record<InternalCaller, string> = { gateway: 'gateway/src', ceremony: 'services/ceremony/src', challenge: 'services/challenge/src', connect: 'services/connect/src' };
+const SOURCE_DIRS: Record<InternalCaller, string> = { gateway: 'gateway/src', ceremony: 'services/ceremony/src', challenge: 'services/challenge/src', connect: 'services/connect/src', events: 'services/events/src' };
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -94,7 +94,12 @@ describe('the internal call policy', () => {
     expect(allowedAt('connect', 'intruder')).toEqual([]);
     for (const s of INTERNAL_SERVICES) expect(allowedAt(s, s)).toEqual([]);
     expect(calleesOf('challenge')).toEqual(['connect']);
-    expect(calleesOf('ceremony')).toEqual(['challenge', 'connect']);
-    expect(calleesOf('connect')).toEqual(['ceremony', 'challenge']);
+    expect(calleesOf('ceremony')).toEqual(['challenge', 'connect', 'events']);
+    expect(calleesOf('connect')).toEqual(['ceremony', 'challenge', 'events']);
+    // The outbox relays hand events over; nothing else of the events service is theirs, and it calls no one.
+    expect(allowedAt('events', 'connect')).toEqual(['passkeyauth.events.v1.EventService/PublishEvents']);
+    expect(allowedAt('events', 'ceremony')).toEqual(['passkeyauth.events.v1.EventService/PublishEvents']);
+    expect(allowedAt('events', 'challenge')).toEqual([]);
+    expect(calleesOf('events')).toEqual([]);
   });
 });

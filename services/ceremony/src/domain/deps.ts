@@ -10,6 +10,7 @@ import type { PasskeyEventStore } from '../store/userInsights.js';
 import type { WebauthnUserStore } from '../store/webauthnUsers.js';
 import type { AaguidCatalog, AaguidDetails } from './aaguidDetails.js';
 import type { InsightsService } from './insights/types.js';
+import type { EventOutbox } from '../../../runtime/outbox.js';
 
 /** What a ceremony needs to know about the relying party (the project). */
 export interface ProjectInfo {
@@ -89,6 +90,8 @@ export interface CeremonyDomainDeps {
   /** The logins the application reports itself (recordAuthEvent.ts). */
   authEvents: AuthEventStore;
   aaguids: AaguidCatalog;
+  /** The ceremony's outbox (`ceremony_outbox`): passkey.created, recorded before B3 answers. */
+  events: EventOutbox;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Every success and failure of B3, B5 and B7 is counted here (when given) as its event is recorded. */

@@ -86,9 +86,18 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       status: 'active',
       notificationRequested: input.sendNotification,
     };
-    if ((await deps.credentials.insert(record)) === 'duplicate') {
-      throw alreadyExists('passkey_already_exists', 'this passkey (credential ID) is already registered in this project');
-    }
+    // The event is made durable around the insert: a passkey acknowledged to the application always has its webhook event.
+    const event = {
+      projectId: input.projectId,
+      type: 'passkey.created',
+      data: { userID: input.userId, passkeyID: record._id, credentialID: record.credentialId, aaguid: record.aaguid },
+      client: { ip: input.client.remoteAddress, os: record.sourceOS, browser: record.sourceBrowser },
+    };
+    await deps.events.around(event, async () => {
+      if ((await deps.credentials.insert(record)) === 'duplicate') {
+        throw alreadyExists('passkey_already_exists', 'this passkey (credential ID) is already registered in this project');
+      }
+    });
     await recordEvent(deps, {
       projectId: input.projectId,
       userId: input.userId,

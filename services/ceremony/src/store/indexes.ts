@@ -1,11 +1,16 @@
 /** The ceremony service's indexes (created at start-up); the insights module declares its own. */
 import type { IndexPlan } from '../../../runtime/mongo.js';
 import { authEventIndexes } from './authEvents.js';
+import { outboxIndexes } from '../../../runtime/outbox.js';
 import { CREDENTIALS } from './credentials.js';
 import { SESSIONS } from './sessions.js';
 import { WEBAUTHN_USERS } from './webauthnUsers.js';
 
+/** The ceremony's event outbox (services/runtime/outbox.ts). */
+export const CEREMONY_OUTBOX = 'ceremony_outbox';
+
 export const ceremonyIndexes: IndexPlan = {
+  ...outboxIndexes(CEREMONY_OUTBOX),
   [CREDENTIALS]: [
     // A credential ID exists once per project: re-registering it is refused (passkey_already_exists).
     { key: { projectId: 1, credentialId: 1 }, name: 'project_credential_unique', unique: true },

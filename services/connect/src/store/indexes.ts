@@ -11,8 +11,12 @@ import { projectIndexes } from '../projects/store/projects.js';
 import { socialAccountIndexes } from '../users/store/socialAccounts.js';
 import { sessionIndexes } from '../sessions/store/sessions.js';
 import { userIndexes } from '../users/store/users.js';
+import { outboxIndexes } from '../../../runtime/outbox.js';
 
-export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes, ...socialAccountIndexes };
+/** connect's event outbox (services/runtime/outbox.ts). */
+export const CONNECT_OUTBOX = 'connect_outbox';
+
+export const connectIndexes: IndexPlan = { ...projectIndexes, ...userIndexes, ...identifierIndexes, ...processIndexes, ...clientEnvIndexes, ...authProcessIndexes, ...connectTokenIndexes, ...sessionIndexes, ...meAppendIndexes, ...identifierVerificationIndexes, ...socialAccountIndexes, ...outboxIndexes(CONNECT_OUTBOX) };
 
 /** What connect changes in documents of older versions before its indexes are built (connectStore's `prepare`). */
 export const prepareConnectStore = prepareIdentifierClaims;

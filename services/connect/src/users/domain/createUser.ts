@@ -12,7 +12,7 @@ export interface CreateUserInput {
 }
 
 /** Creates a user of the project. Optional fields are left out of the document rather than stored as null. */
-export async function createUser(deps: Pick<UserDeps, 'users' | 'now'>, input: CreateUserInput): Promise<UserRecord> {
+export async function createUser(deps: Pick<UserDeps, 'users' | 'events' | 'now'>, input: CreateUserInput): Promise<UserRecord> {
   const status = checkUserStatus(input.status);
   const fullName = input.fullName?.trim();
   if (fullName !== undefined && fullName.length > 256) {
@@ -36,6 +36,8 @@ export async function createUser(deps: Pick<UserDeps, 'users' | 'now'>, input: C
     createdAt: now,
     updatedAt: now,
   };
-  await deps.users.insert(record);
+  // The event is made durable around the insert: a create acknowledged to the application always has its webhook event.
+  const event = { projectId: record.projectId, type: 'user.created', data: { userID: record._id, status: record.status, ...(fullName ? { fullName } : {}) } };
+  await deps.events.around(event, () => deps.users.insert(record));
   return record;
 }

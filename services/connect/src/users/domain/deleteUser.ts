@@ -13,8 +13,9 @@ export async function deleteUser(deps: UserDeps, projectId: string, userId: stri
   if (!user) throw notFound('user_not_found', `user ${userId} does not exist`);
   await deps.identifiers.deleteForUser(projectId, userId);
   await deps.socialAccounts.deleteForUser(projectId, userId);
-  // A concurrent delete may have won; the user is gone either way, which is what was asked.
-  await deps.users.delete(projectId, userId);
+  // A concurrent delete may have won; the user is gone either way, which is what was asked. The
+  // event is made durable around the delete, before the clean-up elsewhere (which may fail).
+  await deps.events.around({ projectId, type: 'user.deleted', data: { userID: userId } }, () => deps.users.delete(projectId, userId));
   try {
     await deps.cleanup.deleteUserData(projectId, userId);
   } catch (err) {

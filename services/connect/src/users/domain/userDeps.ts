@@ -3,6 +3,7 @@ import type { IdentifierStore } from '../store/identifiers.js';
 import type { SocialAccountStore } from '../store/socialAccounts.js';
 import type { UserStore } from '../store/users.js';
 import type { UserCleanup } from '../../shared/domain/userCleanup.js';
+import type { EventOutbox } from '../../../../runtime/outbox.js';
 
 /**
  * Ends a user's sessions (the sessions store, composed in server.ts): declared here so that users,
@@ -19,6 +20,8 @@ export interface UserDeps {
   cleanup: UserCleanup;
   /** Disabling a user ends their sessions. */
   sessions: UserSessionEnder;
+  /** connect's outbox (`connect_outbox`): user.created and user.deleted, recorded before the change is answered. */
+  events: EventOutbox;
   logger: Logger;
   now: () => Date;
 }

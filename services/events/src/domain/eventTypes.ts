@@ -1,0 +1,7 @@
+/** The event types an endpoint may subscribe to: the hosted service's six (ours follow in later steps). */
+export const EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', 'passkey.created', 'passkey.deleted', 'passkey-login.completed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,18 @@
+/** What the events domain needs from the outside: its two stores (types owned by the store modules), name resolution and HTTP. */
+export type { SealedSecret, WebhookEndpointRecord, WebhookEndpointStore } from '../store/webhookEndpoints.js';
+export type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../store/webhookDeliveries.js';
+
+/** One HTTP attempt's result. */
+export interface PostResult {
+  status: number;
+  error?: string;
+}
+
+/**
+ * Posts a delivery. Resolves the host and, unless private addresses are allowed, refuses to
+ * connect to any address that is not public (error `address_not_allowed`).
+ */
+export type WebhookPoster = (url: string, headers: Record<string, string>, body: string, allowPrivate: boolean) => Promise<PostResult>;
+
+/** The addresses a host name resolves to (an IP literal resolves to itself). */
+export type HostResolver = (host: string) => Promise<string[]>;

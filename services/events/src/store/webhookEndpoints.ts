@@ -1,0 +1,118 @@
+/** The webhook_endpoints collection (events service); every query is scoped by project. */
+import type { Collection, Db } from 'mongodb';
+import type { IndexPlan } from '../../../runtime/mongo.js';
+
+/** A secret sealed with AES-256-GCM (domain/sealSecret.ts); base64url fields. */
+export interface SealedSecret {
+  alg: 'A256GCM';
+  iv: string;
+  ciphertext: string;
+  tag: string;
+}
+
+export interface WebhookEndpointRecord {
+  _id: string;
+  projectId: string;
+  url: string;
+  basicAuthUsername: string;
+  /** Sealed basic-auth password; absent without basic auth. */
+  basicAuthPassword?: SealedSecret;
+  signingSecret: SealedSecret;
+  subscribedEvents: string[];
+  customHeaders: Record<string, string>;
+  enabled: boolean;
+  /** Why deliveries stopped: `gone` (answered 410) or `failing` (no success for a day). */
+  disabledReason?: 'gone' | 'failing';
+  /** The first failure since the last success; cleared by a success. */
+  failingSince?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WebhookEndpointStore {
+  /** Inserts unless the project already has `max` endpoints; false when it has. */
+  insertBelowLimit(record: WebhookEndpointRecord, max: number): Promise<boolean>;
+  list(projectId: string): Promise<WebhookEndpointRecord[]>;
+  /** The project's enabled endpoints subscribed to `type`. */
+  listSubscribed(projectId: string, type: string): Promise<WebhookEndpointRecord[]>;
+  find(projectId: string, endpointId: string): Promise<WebhookEndpointRecord | null>;
+  delete(projectId: string, endpointId: string): Promise<boolean>;
+  /** Clears failingSince after a success. */
+  markSucceeded(projectId: string, endpointId: string, now: Date): Promise<void>;
+  /** Sets failingSince unless set; disables when `disableIfFailingBefore` is after it (or `gone`). Answers the updated record. */
+  markFailed(projectId: string, endpointId: string, now: Date, disableIfFailingBefore: Date, gone: boolean): Promise<WebhookEndpointRecord | null>;
+}
+
+
+const COUNTER = '_endpointCount';
+
+/**
+ * The per-project limit is kept by a counter document (`_id: <projectId>:count` in the same
+ * collection) incremented with the limit in its filter: two concurrent creates cannot both pass a
+ * count taken before either inserted.
+ */
+interface CounterDoc {
+  _id: string;
+  projectId: string;
+  [COUNTER]: number;
+}
+
+export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
+  const coll: Collection<WebhookEndpointRecord> = db.collection('webhook_endpoints');
+  const counters: Collection<CounterDoc> = db.collection('webhook_endpoint_counts');
+  const counterId = (projectId: string) => `${projectId}:count`;
+  return {
+    async insertBelowLimit(record, max) {
+      try {
+        const reserved = await counters.findOneAndUpdate(
+          { _id: counterId(record.projectId), projectId: record.projectId, [COUNTER]: { $lt: max } },
+          { $inc: { [COUNTER]: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        if (!reserved) return false;
+      } catch (err) {
+        // The upsert's insert collides with the full counter document: the limit is reached.
+        if ((err as { code?: number }).code === 11000) return false;
+        throw err;
+      }
+      try {
+        await coll.insertOne(record);
+      } catch (err) {
+        await counters.updateOne({ _id: counterId(record.projectId), projectId: record.projectId }, { $inc: { [COUNTER]: -1 } });
+        throw err;
+      }
+      return true;
+    },
+    list: (projectId) => coll.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray(),
+    listSubscribed: (projectId, type) => coll.find({ projectId, subscribedEvents: type, enabled: true }).toArray(),
+    find: (projectId, endpointId) => coll.findOne({ _id: endpointId, projectId }),
+    async delete(projectId, endpointId) {
+      const deleted = await coll.findOneAndDelete({ _id: endpointId, projectId });
+      if (!deleted) return false;
+      await counters.updateOne({ _id: counterId(projectId), projectId, [COUNTER]: { $gt: 0 } }, { $inc: { [COUNTER]: -1 } });
+      return true;
+    },
+    async markSucceeded(projectId, endpointId, now) {
+      await coll.updateOne({ _id: endpointId, projectId, failingSince: { $exists: true } }, { $unset: { failingSince: '' }, $set: { updatedAt: now } });
+    },
+    async markFailed(projectId, endpointId, now, disableIfFailingBefore, gone) {
+      if (gone) {
+        return coll.findOneAndUpdate({ _id: endpointId, projectId }, { $set: { enabled: false, disabledReason: 'gone', updatedAt: now } }, { returnDocument: 'after' });
+      }
+      // Two guarded steps, each one atomic: start the failing period if none runs, then disable
+      // if it started before the cut-off (an endpoint that failed for a day).
+      await coll.updateOne({ _id: endpointId, projectId, failingSince: { $exists: false } }, { $set: { failingSince: now } });
+      const disabled = await coll.findOneAndUpdate(
+        { _id: endpointId, projectId, enabled: true, failingSince: { $lt: disableIfFailingBefore } },
+        { $set: { enabled: false, disabledReason: 'failing', updatedAt: now } },
+        { returnDocument: 'after' },
+      );
+      return disabled ?? coll.findOne({ _id: endpointId, projectId });
+    },
+  };
+}
+
+export const webhookEndpointIndexes: IndexPlan = {
+  webhook_endpoints: [{ key: { projectId: 1, subscribedEvents: 1 }, name: 'project_events' }],
+  webhook_endpoint_counts: [],
+};

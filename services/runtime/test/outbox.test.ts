@@ -1,0 +1,119 @@
+/**
+ * A producer's outbox and relay against the store: an event is written around its change, nothing
+ * recorded is lost when publishing fails, and an entry whose writer died mid-change is resolved.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
+import { createLogger } from '../logger.js';
+import { outboxIndexes, startOutboxRelay, type OutboxRecord } from '../outbox.js';
+
+const COLLECTION = 'test_outbox';
+let db: TestDatabase;
+const logger = createLogger('outbox-test', 'silent');
+let clock = Date.now();
+const now = () => new Date(clock);
+const coll = () => db.store.db.collection<OutboxRecord>(COLLECTION);
+
+beforeAll(async () => {
+  db = await openTestDatabase('outbox_test', outboxIndexes(COLLECTION));
+});
+afterAll(() => db.close());
+beforeEach(async () => {
+  await coll().deleteMany({});
+  clock = Date.now();
+});
+
+const until = async (predicate: () => boolean | Promise<boolean>) => {
+  const end = Date.now() + 5000;
+  while (!(await predicate())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('outbox relay', () => {
+  it('publishes an event written around its change, marks it sent, and keeps it while publishing fails', async () => {
+    const published: OutboxRecord[][] = [];
+    let failing = true;
+    const relay = startOutboxRelay(db.store.db, COLLECTION, {
+      publish: async (batch) => {
+        if (failing) throw new Error('events service unavailable');
+        published.push(batch);
+      },
+      confirm: async () => true,
+      logger,
+      now,
+      intervalMs: 50,
+    });
+    try {
+      let stateDuringChange: string | undefined;
+      const answer = await relay.around({ projectId: 'pro-1', type: 'user.created', data: { userID: 'usr-1' } }, async () => {
+        stateDuringChange = (await coll().findOne({ 'data.userID': 'usr-1' }))?.state;
+        return 'changed';
+      });
+      expect(answer).toBe('changed');
+      // Durable before the change was made, publishable only after it.
+      expect(stateDuringChange).toBe('prepared');
+      const stored = await coll().findOne({ 'data.userID': 'usr-1' });
+      expect(stored).toMatchObject({ _id: expect.stringMatching(/^evt-\d+$/), state: 'ready', projectId: 'pro-1', type: 'user.created', ip: '' });
+      await pause(200);
+      expect(await coll().findOne({ _id: stored!._id })).not.toHaveProperty('sentAt');
+      failing = false;
+      await until(() => published.length > 0);
+      expect(published.flat().map((e) => e._id)).toEqual([stored!._id]);
+      await until(async () => Boolean((await coll().findOne({ _id: stored!._id }))?.sentAt));
+      await pause(200);
+      expect(published.flat()).toHaveLength(1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('writes nothing publishable for a change that failed, and makes no change when the entry cannot be written', async () => {
+    const published: OutboxRecord[] = [];
+    const relay = startOutboxRelay(db.store.db, COLLECTION, { publish: async (b) => void published.push(...b), confirm: async () => true, logger, now, intervalMs: 50 });
+    try {
+      await expect(relay.around({ projectId: 'pro-1', type: 'user.created', data: { userID: 'usr-2' } }, async () => Promise.reject(new Error('duplicate')))).rejects.toThrow('duplicate');
+      expect(await coll().countDocuments({ 'data.userID': 'usr-2' })).toBe(0);
+      await pause(150);
+      expect(published).toEqual([]);
+    } finally {
+      await relay.stop();
+    }
+    let changed = false;
+    const closed = await openTestDatabase('outbox_closed', outboxIndexes(COLLECTION));
+    const dead = startOutboxRelay(closed.store.db, COLLECTION, { publish: async () => undefined, confirm: async () => true, logger, now, intervalMs: 1000 });
+    await dead.stop();
+    await closed.close();
+    await expect(dead.around({ projectId: 'pro-1', type: 'user.created', data: {} }, async () => void (changed = true))).rejects.toThrow();
+    expect(changed).toBe(false);
+  });
+
+  it('resolves entries left prepared by a writer that died: published if the change happened, dropped if not, after a minute', async () => {
+    const published: OutboxRecord[] = [];
+    const entry = (id: string, userID: string): OutboxRecord => ({ _id: id, state: 'prepared', projectId: 'pro-1', type: 'user.created', occurredAt: now(), data: { userID }, ip: '', os: '', browser: '' });
+    await coll().insertMany([entry('evt-1', 'usr-made'), entry('evt-2', 'usr-never')]);
+    const relay = startOutboxRelay(db.store.db, COLLECTION, {
+      publish: async (b) => void published.push(...b),
+      confirm: async (e) => e.data.userID === 'usr-made',
+      logger,
+      now,
+      intervalMs: 30,
+    });
+    try {
+      // Within the minute the writer may still be making the change: neither published nor dropped.
+      await pause(200);
+      expect(published).toEqual([]);
+      expect(await coll().countDocuments({ state: 'prepared' })).toBe(2);
+      clock += 61_000;
+      await until(() => published.length === 1);
+      expect(published[0]).toMatchObject({ _id: 'evt-1', state: 'ready' });
+      await until(async () => (await coll().countDocuments({ _id: 'evt-2' })) === 0);
+      await pause(100);
+      expect(published.map((e) => e._id)).toEqual(['evt-1']);
+    } finally {
+      await relay.stop();
+    }
+  });
+});
