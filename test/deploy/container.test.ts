@@ -84,16 +84,16 @@ describe('Dockerfile and .dockerignore', () => {
     expect(runtime.some((l) => /^ENV .*HOST=0\.0\.0\.0/.test(l) && /NODE_ENV=production/.test(l))).toBe(true);
     expect(runtime).toContain('ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "dist/deploy/container/entrypoint.js"]');
     expect(runtime).toContain('CMD ["gateway"]');
-    expect(runtime.find((l) => l.startsWith('EXPOSE'))?.split(/\s+/).slice(1).sort()).toEqual(['7101', '7102', '7103', '8080', '8081']);
+    expect(runtime.find((l) => l.startsWith('EXPOSE'))?.split(/\s+/).slice(1).sort()).toEqual(['7101', '7102', '7103', '7104', '8080', '8081']);
     // Only the built artefacts reach the runtime stage, never sources or dev dependencies.
     const copies = runtime.filter((l) => l.startsWith('COPY'));
     expect(copies).toEqual(['COPY package.json ./', 'COPY --from=deps /app/node_modules ./node_modules', 'COPY --from=build /app/dist ./dist']);
     expect(runtime.some((l) => l.startsWith('RUN'))).toBe(false);
   });
 
-  it("runs as the uid/gid the Kubernetes manifests of the four processes set (runAsUser, runAsGroup)", () => {
+  it("runs as the uid/gid the Kubernetes manifests of the five processes set (runAsUser, runAsGroup)", () => {
     const [uid, gid] = /^USER (\d+):(\d+)$/m.exec(dockerfile)!.slice(1);
-    for (const name of ['gateway', 'ceremony', 'challenge', 'connect']) {
+    for (const name of ['gateway', 'ceremony', 'challenge', 'connect', 'events']) {
       const file = join(REPO, 'deploy', 'k8s', 'base', `${name}.yaml`);
       if (!existsSync(file)) continue;
       const yaml = readFileSync(file, 'utf8');
@@ -268,7 +268,7 @@ describe('compiled processes from production dependencies only', () => {
     for (const args of [[], ['worker'], ['gateway', 'extra']]) {
       const r = spawnSync(process.execPath, [entry(), ...args], { encoding: 'utf8', env: cleanEnv() });
       expect(r.status, args.join(' ')).toBe(2);
-      expect(r.stderr).toContain('usage: entrypoint <gateway|ceremony|challenge|connect>');
+      expect(r.stderr).toContain('usage: entrypoint <gateway|ceremony|challenge|connect|events>');
       expect(r.stdout).toBe('');
     }
   });
