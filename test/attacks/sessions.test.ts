@@ -31,7 +31,7 @@ let project: ProjectJson;
 let kept: ProjectJson;
 let other: ProjectJson;
 let admin: ProjectAdmin;
-let deps: SessionDeps;
+let deps: Omit<SessionDeps, 'events'>; // starts sessions only: records no events
 
 beforeAll(async () => {
   stack = await startStack();

@@ -25,7 +25,7 @@ let stack: Stack;
 let project: ProjectJson;
 let other: ProjectJson;
 let admin: ProjectAdmin;
-let deps: SessionDeps;
+let deps: Omit<SessionDeps, 'events'>; // starts sessions only: records no events
 
 beforeAll(async () => {
   await smtp.start();

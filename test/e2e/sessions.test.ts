@@ -24,7 +24,7 @@ let stack: Stack;
 let project: ProjectJson;
 let other: ProjectJson;
 let admin: ProjectAdmin;
-let deps: SessionDeps;
+let deps: Omit<SessionDeps, 'events'>; // starts sessions only: records no events
 
 beforeAll(async () => {
   stack = await startStack();

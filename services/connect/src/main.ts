@@ -13,7 +13,7 @@ import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './projects/domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './projects/domain/projectRules.js';
-import { createServer } from './server.js';
+import { confirmConnectEvent, createServer } from './server.js';
 import { mongoAuthProcessStore } from './auth-flows/store/authProcesses.js';
 import { mongoClientEnvStore } from './shared/store/clientEnvs.js';
 import { mongoConnectTokenStore } from './connect-tokens/store/connectTokens.js';
@@ -30,7 +30,7 @@ import { rpcOneTimeCodes } from './clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from './clients/ceremonyClient.js';
 import { rpcUserCleanup } from './clients/userCleanup.js';
 import { rpcEventPublisher } from './clients/eventPublisher.js';
-import { confirmUserEvent } from './users/domain/confirmUserEvent.js';
+import { userSessionEnder } from './sessions/index.js';
 
 const env = new EnvReader();
 const config = {
@@ -60,7 +60,8 @@ try {
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), connectIndexes, metrics, prepareConnectStore);
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
-  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmUserEvent(mongoUserStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
+  const sessions = mongoSessionStore(store.db);
+  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmConnectEvent(mongoUserStore(store.db), sessions), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'connect' },
@@ -74,7 +75,8 @@ try {
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),
-    sessions: mongoSessionStore(store.db),
+    sessions,
+    sessionEnder: userSessionEnder({ sessions, events, now: () => new Date() }),
     meAppends: mongoMeAppendStore(store.db),
     identifierVerifications: mongoIdentifierVerificationStore(store.db),
     ceremony: rpcPasskeyCeremonies(ceremony),

@@ -24,6 +24,10 @@ import { meServiceImpl } from './me/handlers/meService.js';
 import { projectConfigServiceImpl, projectServiceImpl } from './projects/handlers/projectService.js';
 import { sessionServiceImpl } from './sessions/handlers/sessionService.js';
 import { userServiceImpl } from './users/handlers/userService.js';
+import { confirmUserEvent } from './users/domain/confirmUserEvent.js';
+import { confirmSessionEvent, type SessionStore } from './sessions/index.js';
+import type { UserStore } from './users/index.js';
+import type { ChangeConfirmer } from '../../runtime/outbox.js';
 
 export type ConnectServiceDeps = ProjectDeps & UserDeps & ConnectTokenDeps & ConnectFlowDeps & SessionDeps & MeDeps & AuthFlowDeps;
 export type ConnectDeps = ConnectServiceDeps & RuntimeDeps;
@@ -39,6 +43,13 @@ export function connectRoutes(deps: ConnectServiceDeps) {
     router.service(SessionService, sessionServiceImpl(deps));
     router.service(AuthFlowService, authFlowServiceImpl(deps));
   };
+}
+
+/** connect's ChangeConfirmer (services/runtime/outbox.ts): each event type asks the feature whose change it announces. */
+export function confirmConnectEvent(users: UserStore, sessions: SessionStore): ChangeConfirmer {
+  const user = confirmUserEvent(users);
+  const session = confirmSessionEvent(sessions);
+  return (event) => (event.type === 'session.revoked' ? session(event) : user(event));
 }
 
 export function createServer(deps: ConnectDeps): Server {

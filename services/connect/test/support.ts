@@ -26,6 +26,7 @@ import { mongoIdentifierVerificationStore } from '../src/me/store/identifierVeri
 import { mongoMeAppendStore } from '../src/me/store/meAppends.js';
 import { mongoProjectStore } from '../src/projects/store/projects.js';
 import { mongoSessionStore } from '../src/sessions/store/sessions.js';
+import { userSessionEnder } from '../src/sessions/index.js';
 import { mongoUserStore } from '../src/users/store/users.js';
 import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
@@ -63,6 +64,7 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
   const { mongo, store, uri } = db;
   const cleanup = new RecordingUserCleanup();
   const events = new RecordingEventOutbox();
+  const sessions = mongoSessionStore(store.db);
   const deps: ConnectServiceDeps = {
     projects: mongoProjectStore(store.db),
     users: mongoUserStore(store.db),
@@ -71,7 +73,8 @@ export async function startTestEnv(urls = { frontendApiUrl: 'http://localhost:80
     connectTokens: mongoConnectTokenStore(store.db),
     processes: mongoProcessStore(store.db),
     clientEnvs: mongoClientEnvStore(store.db),
-    sessions: mongoSessionStore(store.db),
+    sessions,
+    sessionEnder: userSessionEnder({ sessions, events, now: () => new Date() }),
     // The connect flows' ceremony calls are exercised end to end (test/e2e/connectFlows.test.ts)
     // and in memory with fakes of the port (test/kit/fakeCeremonyAndChallenge.ts); here the RPC adapter over an empty
     // router answers them with "unimplemented".

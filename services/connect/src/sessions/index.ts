@@ -7,5 +7,6 @@ export { requireActiveRefreshToken } from './domain/requireActiveRefreshToken.js
 export { requireActiveSession } from './domain/requireActiveSession.js';
 export { requireRecentAuthentication } from './domain/requireRecentAuthentication.js';
 export { startSession, type KnownSessionFacts } from './domain/startSession.js';
+export { confirmSessionEvent, userSessionEnder } from './domain/revokeSession.js';
 export type { SessionDeps } from './domain/sessionDeps.js';
 export type { SessionStore } from './store/sessions.js';

@@ -6,6 +6,7 @@
 export { classifyIdentifier } from './domain/loginIdentifiers.js';
 export type { LoginIdentifier } from './domain/loginIdentifiers.js';
 export { deleteUser } from './domain/deleteUser.js';
+export { activateUser, changeUser, userEventData } from './domain/changeUser.js';
 export { findLoginIdentifierOfUser, pickLoginIdentifier } from './domain/loginIdentifiers.js';
 export { findUserByIdentifier } from './domain/loginIdentifiers.js';
 export { checkIdentifierLimit } from './domain/identifierLimits.js';

@@ -3,7 +3,8 @@
  * moves again) and a session starts: the completed block carries the session token (shortSession)
  * and the refresh token (longSession). The identifier a code proved was claimed when the code was
  * checked (finishIdentifierVerify.ts), bound to the value the code went to; a sign-up completed
- * with a passkey alone proved no identifier, and its identifiers stay unclaimed.
+ * with a passkey alone proved no identifier, and its identifiers stay unclaimed. The user it
+ * completes for becomes an account then, if it was a sign-up's (see activateUser).
  *
  * The completion is guarded on what the caller read (the identifier value and the proof): an
  * identifier/update that raced it (which withdraws the proof) makes it fail rather than complete
@@ -13,6 +14,8 @@ import { failedPrecondition } from '../../../../runtime/errors.js';
 import type { AuthProcessRecord, BlockType } from '../store/authProcesses.js';
 import type { FlowCall } from '../../shared/domain/flowCall.js';
 import { startSession } from '../../sessions/index.js';
+import { activateUser } from '../../users/index.js';
+import { eventClientOf } from '../../shared/domain/changeEvents.js';
 import type { AuthFlowDeps } from './authDeps.js';
 import { advanceProcess } from './advanceProcess.js';
 import { buildCompletedBlock } from './buildCompletedBlock.js';
@@ -26,10 +29,10 @@ export async function completeProcess(deps: AuthFlowDeps, call: FlowCall, proces
     ...(process.identifier ? { identifierValue: process.identifier.value } : {}),
     proofChallengeId: process.proof?.challengeId ?? null,
   });
-  const now = deps.now();
   const userId = done.userId!;
-  const user = await deps.users.find(call.projectId, userId);
-  if (user?.status === 'pending') await deps.users.updateStatus(call.projectId, userId, 'active', now);
+  // A sign-up user becomes an account here (user.created), a pending one active (user.updated);
+  // the browser completing it is the events' client.
+  await activateUser(deps, call.projectId, userId, eventClientOf(call));
   const session = await startSession(deps, { projectId: call.projectId, userId, withRefreshToken: true });
   const operation: PasskeyOperation | undefined =
     done.passkeyAppended || done.passkeyUsed

@@ -63,7 +63,8 @@ export async function initSignup(deps: AuthFlowDeps, call: FlowCall, input: Sign
   }
 
   const now = deps.now();
-  const user: UserRecord = { _id: newId('usr'), projectId: call.projectId, status: 'pending', origin: 'signup', ...(fullName ? { fullName } : {}), createdAt: now, updatedAt: now };
+  // Not an account until the sign-up completes (openSignup): no event now, user.created then.
+  const user: UserRecord = { _id: newId('usr'), projectId: call.projectId, status: 'pending', origin: 'signup', openSignup: true, ...(fullName ? { fullName } : {}), createdAt: now, updatedAt: now };
   await deps.users.insert(user);
   const records: IdentifierRecord[] = [];
   for (const c of checked) {

@@ -6,16 +6,23 @@
  * never adopted, and it loses the value to the application's user. Two first appends racing for one
  * identifier are settled by the identifiers' unique index (claimed values): the loser removes the
  * user it created and takes the winner's.
+ *
+ * user.created is recorded around the identifier's insert, not the user's: the user is an account
+ * once it holds the identifier, and the loser of the race (whose user is removed again) records
+ * none. The browser of the append is the event's client.
  */
 import { newId } from '../../../../runtime/ids.js';
-import { findUserByIdentifier, type LoginIdentifier, type UserRecord } from '../../users/index.js';
+import { eventClientOf, recordIfChanged } from '../../shared/domain/changeEvents.js';
+import type { FlowCall } from '../../shared/domain/flowCall.js';
+import { findUserByIdentifier, userEventData, type LoginIdentifier, type UserRecord } from '../../users/index.js';
 import type { ConnectFlowDeps } from './flowDeps.js';
 
 export async function ensureUserForIdentifier(
-  deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'now'>,
+  deps: Pick<ConnectFlowDeps, 'identifiers' | 'users' | 'events' | 'now'>,
   projectId: string,
   identifier: LoginIdentifier,
   displayName: string | undefined,
+  from?: Pick<FlowCall, 'clientAddress' | 'userAgent'>,
 ): Promise<{ user: UserRecord; created: boolean }> {
   const existing = await findUserByIdentifier(deps, projectId, identifier);
   if (existing) return { user: existing, created: false };
@@ -24,19 +31,23 @@ export async function ensureUserForIdentifier(
   const name = displayName?.trim().slice(0, 256);
   const user: UserRecord = { _id: newId('usr'), projectId, status: 'active', origin: 'application', ...(name ? { fullName: name } : {}), createdAt: now, updatedAt: now };
   await deps.users.insert(user);
-  const outcome = await deps.identifiers.insert({
-    _id: newId('ide'),
-    projectId,
-    userId: user._id,
-    type: identifier.type,
-    value: identifier.value,
-    status: 'verified',
-    source: 'application',
-    claimed: true,
-    createdAt: now,
-    updatedAt: now,
+  const event = { projectId, type: 'user.created', data: userEventData(user), ...(from ? { client: eventClientOf(from) } : {}) };
+  const created = await recordIfChanged(deps.events, event, async () => {
+    const outcome = await deps.identifiers.insert({
+      _id: newId('ide'),
+      projectId,
+      userId: user._id,
+      type: identifier.type,
+      value: identifier.value,
+      status: 'verified',
+      source: 'application',
+      claimed: true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return outcome === 'created';
   });
-  if (outcome === 'created') {
+  if (created) {
     // Whoever only asserted this value (a self sign-up that never proved it) loses it now.
     await deps.identifiers.deleteUnclaimedByValue(projectId, identifier.type, identifier.value);
     return { user, created: true };

@@ -7,6 +7,7 @@ import type { ProcessStore } from '../store/processes.js';
 import type { SessionStore } from '../../sessions/index.js';
 import type { PasskeyCeremonies } from '../../shared/domain/passkeyCeremonies.js';
 import type { ProjectDeps } from '../../projects/index.js';
+import type { EventOutbox } from '../../../../runtime/outbox.js';
 
 export interface ConnectFlowDeps extends ProjectDeps {
   processes: ProcessStore;
@@ -18,4 +19,6 @@ export interface ConnectFlowDeps extends ProjectDeps {
   sessions: SessionStore;
   ceremony: PasskeyCeremonies;
   logger: Logger;
+  /** connect's outbox: user.created for the user a connect token's first append creates. */
+  events: EventOutbox;
 }

@@ -48,7 +48,7 @@ export async function startAppend(deps: ConnectFlowDeps, call: FlowCall, input: 
       { field: 'appendTokenValue', message: "the token's identifier is not a valid email address, phone number (E.164) or username" },
     ]);
   }
-  const { user } = await ensureUserForIdentifier(deps, call.projectId, identifier, token.displayName);
+  const { user } = await ensureUserForIdentifier(deps, call.projectId, identifier, token.displayName, call);
 
   const started = await deps.ceremony.startAppend(call, {
     userId: user._id,

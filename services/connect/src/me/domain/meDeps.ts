@@ -12,7 +12,6 @@ import type { FlowCall } from '../../shared/domain/flowCall.js';
 import type { OneTimeCodes } from '../../shared/domain/oneTimeCodes.js';
 import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 import type { SocialAccountStore } from '../../users/index.js';
-import type { EventOutbox } from '../../../../runtime/outbox.js';
 
 export interface MeDeps extends SessionDeps {
   ceremony: PasskeyCeremonies;
@@ -24,8 +23,6 @@ export interface MeDeps extends SessionDeps {
   cleanup: UserCleanup;
   /** GET /v2/me lists the user's social accounts; deleting one's own account removes them. */
   socialAccounts: SocialAccountStore;
-  /** Deleting one's own account records user.deleted in connect's outbox. */
-  events: EventOutbox;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The signed-in user's details: GET and PATCH /v2/me, and what the SDK's user-details screen may show and edit. */
-import { IDENTIFIER_TYPES, MAX_SOCIAL_ACCOUNTS_PER_USER, type IdentifierRecord, type SocialAccountRecord } from '../../users/index.js';
+import { changeUser, IDENTIFIER_TYPES, MAX_SOCIAL_ACCOUNTS_PER_USER, type IdentifierRecord, type SocialAccountRecord } from '../../users/index.js';
+import { eventClientOf } from '../../shared/domain/changeEvents.js';
 import type { MeCall, MeDeps } from './meDeps.js';
 import { signedInUser } from './signedInUser.js';
 
@@ -35,8 +36,9 @@ export async function getMe(deps: MeDeps, call: MeCall): Promise<Me> {
 export async function updateMyName(deps: MeDeps, call: MeCall, fullName: string): Promise<void> {
   const user = await signedInUser(deps, call);
   const name = fullName.trim();
-  // The user was just found; a concurrent account delete may still win, and then there is nothing to name.
-  await deps.users.updateFullName(call.projectId, user._id, name === '' ? undefined : name, deps.now());
+  // The user was just found; a concurrent account delete may still win, and then there is nothing
+  // to name. A new name records user.updated with the browser as its client.
+  await changeUser(deps, call.projectId, user._id, name === '' ? { unsetFullName: true } : { fullName: name }, eventClientOf(call));
 }
 
 /**

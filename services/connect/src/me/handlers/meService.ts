@@ -46,7 +46,7 @@ async function signedInCall(deps: MeDeps, ctx: HandlerContext): Promise<MeCall> 
   const refreshToken = ctx.values.get(refreshTokenKey);
   if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) return meCall(ctx);
   const call = flowCall(ctx);
-  const session = await requireActiveRefreshToken(deps, { projectId: call.projectId, refreshToken });
+  const session = await requireActiveRefreshToken(deps, { projectId: call.projectId, refreshToken, client: call });
   return { ...call, userId: session.userId, sessionId: session._id };
 }
 

@@ -20,6 +20,7 @@ import { endIdleSession } from './endIdleSession.js';
 import { findOwnSession } from './manageUserSessions.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { signSessionToken } from './signSessionToken.js';
+import { revokeSession } from './revokeSession.js';
 
 export interface IssueShortSessionInput {
   projectId: string;
@@ -44,7 +45,7 @@ export async function issueShortSession(deps: SessionDeps, input: IssueShortSess
   if (!user) throw notFound('user_not_found', `user ${input.userId} does not exist in project ${project._id}`);
   // Guard: a disabled user gets no new tokens; a session that escaped the disabling ends here.
   if (user.status === 'disabled') {
-    await deps.sessions.revokeSession(project._id, input.sessionId, 'user_unavailable', now);
+    await revokeSession(deps, { _id: input.sessionId, projectId: project._id, userId: user._id }, 'user_unavailable');
     throw failedPrecondition('user_disabled', `user ${user._id} is disabled; no session token is issued`);
   }
   const session = await deps.sessions.touchSession(project._id, input.sessionId, now, sessionUseLimits(project, now));

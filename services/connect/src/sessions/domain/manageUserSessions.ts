@@ -7,9 +7,10 @@ import { notFound } from '../../../../runtime/errors.js';
 import { getProject } from '../../projects/index.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { describeLongSession, type LongSession } from './describeLongSession.js';
+import { revokeSession } from './revokeSession.js';
 import type { SessionDeps } from './sessionDeps.js';
 
-type Deps = Pick<SessionDeps, 'projects' | 'sessions' | 'users' | 'identifiers' | 'now'>;
+type Deps = Pick<SessionDeps, 'projects' | 'sessions' | 'users' | 'identifiers' | 'events' | 'now'>;
 
 export interface LongSessionPage {
   items: LongSession[];
@@ -44,12 +45,13 @@ export async function getUserSession(deps: Deps, input: { projectId: string; ses
  * PATCH …/longSessions/{id} with status "revoked": ends the session at once. Its refresh token is
  * refused from now on (a refresh and /v2/me/* both require an active session) and /v2/me/* refuse
  * its session tokens; offline verifiers accept those until they expire (the session token lifetime).
- * Idempotent: a session that already ended keeps the status (and reason) it ended with.
+ * Idempotent: a session that already ended keeps the status (and reason) it ended with. Ending an
+ * active one records session.revoked (revokeSession.ts; no end-user client: empty metadata).
  */
 export async function revokeUserSession(deps: Deps, input: { projectId: string; userId: string; sessionId: string }): Promise<LongSession> {
   const project = await getProject(deps, input.projectId);
-  await findOwnSession(deps, project._id, input.sessionId, input.userId);
-  await deps.sessions.revokeSession(project._id, input.sessionId, 'revoked_by_application', deps.now());
+  const session = await findOwnSession(deps, project._id, input.sessionId, input.userId);
+  await revokeSession(deps, session, 'revoked_by_application');
   return getUserSession(deps, input);
 }
 

@@ -17,11 +17,14 @@ import { generateRefreshToken, hashRefreshToken } from './refreshTokens.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { endIdleSession } from './endIdleSession.js';
 import { signSessionToken } from './signSessionToken.js';
+import { revokeSession } from './revokeSession.js';
 import type { RefreshTokenRecord } from '../store/sessions.js';
 
 export interface RefreshSessionInput {
   projectId: string;
   refreshToken: string;
+  /** The browser of the call (the gateway's address and User-Agent): the client of a session.revoked it causes. */
+  client?: { clientAddress: string; userAgent: string };
 }
 
 export interface RefreshedSession {
@@ -46,7 +49,8 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
     if (!known) throw unauthenticated('invalid_refresh_token', 'the refresh token is not valid');
     if (known.status === 'rotated') {
       // Guard: reuse of a spent token ends the session for every holder.
-      await deps.sessions.revokeSession(project._id, known.sessionId, 'refresh_token_reuse', now);
+      const reused = await deps.sessions.findSession(project._id, known.sessionId);
+      if (reused) await revokeSession(deps, reused, 'refresh_token_reuse', input.client);
       deps.logger.warn({ projectId: project._id, sessionId: known.sessionId }, 'refresh token reused: session revoked');
       throw unauthenticated('refresh_token_reused', 'the refresh token was already used; the session has ended, sign in again');
     }
@@ -62,9 +66,11 @@ export async function refreshSession(deps: SessionDeps, input: RefreshSessionInp
     throw unauthenticated('session_ended', 'the session has ended (logged out, expired, idle or revoked), sign in again');
   }
   const user = await deps.users.find(project._id, session.userId);
-  // Guard: a deleted or disabled user gets no new tokens; their session ends here.
+  // Guard: a deleted or disabled user gets no new tokens; their session ends here (an event only
+  // for a disabled user's: a deleted user's user.deleted says it all).
   if (!user || user.status === 'disabled') {
-    await deps.sessions.revokeSession(project._id, session._id, 'user_unavailable', now);
+    if (user) await revokeSession(deps, session, 'user_unavailable', input.client);
+    else await deps.sessions.revokeSession(project._id, session._id, 'user_unavailable', now);
     throw unauthenticated('session_ended', `the session's user is ${user ? 'disabled' : 'deleted'}, sign in again`);
   }
 

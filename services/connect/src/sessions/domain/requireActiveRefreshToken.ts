@@ -6,7 +6,8 @@
  *
  * A token already traded in (refresh rotation "rotate") is a reuse, exactly as at /v2/me/refresh:
  * the owner holds the newer token, so whoever shows the spent one holds a copy (or the owner shows
- * it after the thief refreshed). Either way the session ends for every holder.
+ * it after the thief refreshed). Either way the session ends for every holder (session.revoked, with
+ * the client that showed the spent token as the event's client).
  *
  * Under "keep" the token is the session's only one, so this call counts as a use: it must come
  * within the project's idle timeout and the session's maximum lifetime, and records itself
@@ -18,11 +19,12 @@ import type { SessionRecord } from '../store/sessions.js';
 import { endIdleSession } from './endIdleSession.js';
 import { hashRefreshToken } from './refreshTokens.js';
 import { requireActiveSession } from './requireActiveSession.js';
+import { revokeSession } from './revokeSession.js';
 import type { SessionDeps } from './sessionDeps.js';
 
 export async function requireActiveRefreshToken(
-  deps: Pick<SessionDeps, 'sessions' | 'projects' | 'now' | 'logger'>,
-  input: { projectId: string; refreshToken: string },
+  deps: Pick<SessionDeps, 'sessions' | 'projects' | 'events' | 'now' | 'logger'>,
+  input: { projectId: string; refreshToken: string; client?: { clientAddress: string; userAgent: string } },
 ): Promise<SessionRecord> {
   const now = deps.now();
   const token = await deps.sessions.findRefreshToken(input.projectId, hashRefreshToken(input.refreshToken));
@@ -31,7 +33,8 @@ export async function requireActiveRefreshToken(
   // Guard: the session's current token; a spent one shown again is a reuse and ends the session.
   if (token.status !== 'active') {
     // A session that had already ended (a refresh of it spends the token too) is simply over.
-    if (!(await deps.sessions.revokeSession(input.projectId, token.sessionId, 'refresh_token_reuse', now))) {
+    const reused = await deps.sessions.findSession(input.projectId, token.sessionId);
+    if (!reused || !(await revokeSession(deps, reused, 'refresh_token_reuse', input.client))) {
       throw unauthenticated('session_ended', 'the session has ended (logged out, expired or revoked), sign in again');
     }
     deps.logger.warn({ projectId: input.projectId, sessionId: token.sessionId }, 'spent refresh token shown on /v2/me: session revoked');

@@ -47,7 +47,7 @@ export interface StartedSession {
   expiresAt: number;
 }
 
-export async function startSession(deps: SessionDeps, input: StartSessionInput): Promise<StartedSession> {
+export async function startSession(deps: Omit<SessionDeps, 'events'>, input: StartSessionInput): Promise<StartedSession> {
   const { known } = input;
   if (known && (known.signer.project._id !== input.projectId || known.user._id !== input.userId)) throw new Error('startSession: the known facts are of another project or user');
   const project = known?.signer.project ?? (await getProject(deps, input.projectId));

@@ -15,7 +15,7 @@ import {
   SessionService,
   UpdateUserSessionResponseSchema,
 } from '../../../../../gen/passkeyauth/connect/v1/session_service_pb.js';
-import { projectOf, refreshTokenKey, tokenKindKey, tokenSessionIdKey } from '../../../../runtime/context.js';
+import { clientAddressKey, projectOf, refreshTokenKey, tokenKindKey, tokenSessionIdKey, userAgentKey } from '../../../../runtime/context.js';
 import { unauthenticated } from '../../../../runtime/errors.js';
 import { createLongSession } from '../domain/createLongSession.js';
 import { endSession } from '../domain/endSession.js';
@@ -30,7 +30,7 @@ export function sessionServiceImpl(deps: SessionDeps): ServiceImpl<typeof Sessio
       const refreshToken = ctx.values.get(refreshTokenKey);
       // The gateway passes a refresh token only for token kind "refresh"; without one there is nothing to trade in.
       if (ctx.values.get(tokenKindKey) !== 'refresh' || !refreshToken) throw unauthenticated('invalid_refresh_token', 'present a refresh token (Authorization: Bearer rt_…)');
-      const r = await refreshSession(deps, { projectId: projectOf(ctx), refreshToken });
+      const r = await refreshSession(deps, { projectId: projectOf(ctx), refreshToken, client: { clientAddress: ctx.values.get(clientAddressKey), userAgent: ctx.values.get(userAgentKey) } });
       // Under both names: the reference's (web-core 2.x) and web-core 3.x's.
       return create(RefreshResponseSchema, { shortSession: r.sessionToken, longSession: r.refreshToken, sessionToken: r.sessionToken, refreshToken: r.refreshToken });
     },

@@ -75,8 +75,8 @@ export interface SessionStore {
   touchSession(projectId: string, sessionId: string, now: Date, limits?: { usedAfter?: Date; createdAfter?: Date }): Promise<SessionRecord | null>;
   /** Active → revoked; false if the session is unknown or already revoked (nothing written). */
   revokeSession(projectId: string, sessionId: string, reason: SessionRevokeReason, now: Date): Promise<boolean>;
-  /** Active → revoked for every session of the user (each one a guarded single-document update); how many ended. */
-  revokeUserSessions(projectId: string, userId: string, reason: SessionRevokeReason, now: Date): Promise<number>;
+  /** Up to `limit` of the user's sessions still marked active, whatever their expiry (disabling a user ends each one). */
+  listActiveUserSessions(projectId: string, userId: string, limit: number): Promise<SessionRecord[]>;
   /** One page (1-based) of the user's sessions, newest first, and how many there are. */
   listUserSessions(projectId: string, userId: string, page: number, pageSize: number): Promise<{ sessions: SessionRecord[]; total: number }>;
   insertRefreshToken(record: RefreshTokenRecord): Promise<void>;
@@ -134,9 +134,9 @@ export function mongoSessionStore(db: Db): SessionStore {
       const r = await sessions.updateOne({ _id: sessionId, projectId, status: 'active' }, { $set: { status: 'revoked', revokeReason: reason, revokedAt: now } });
       return r.modifiedCount === 1;
     },
-    async revokeUserSessions(projectId, userId, reason, now) {
-      const r = await sessions.updateMany({ projectId, userId, status: 'active' }, { $set: { status: 'revoked', revokeReason: reason, revokedAt: now } });
-      return r.modifiedCount;
+    listActiveUserSessions(projectId, userId, limit) {
+      // The project_user index narrows it to the user's sessions; few of them are active.
+      return sessions.find({ projectId, userId, status: 'active' }).limit(limit).toArray();
     },
     async listUserSessions(projectId, userId, page, pageSize) {
       const filter = { projectId, userId };

@@ -8,7 +8,7 @@ import type { UserDeps } from './userDeps.js';
  * succeeds: challenges expire on their own, and a passkey of a user that no longer exists is
  * refused at login (the ceremony service checks the user), so leftovers cannot be used.
  */
-export async function deleteUser(deps: UserDeps, projectId: string, userId: string): Promise<void> {
+export async function deleteUser(deps: Pick<UserDeps, 'users' | 'identifiers' | 'socialAccounts' | 'cleanup' | 'events' | 'logger'>, projectId: string, userId: string): Promise<void> {
   const user = await deps.users.find(projectId, userId);
   if (!user) throw notFound('user_not_found', `user ${userId} does not exist`);
   await deps.identifiers.deleteForUser(projectId, userId);

@@ -4,8 +4,13 @@
  * /v2/me/* refuse their session tokens (offline verifiers accept those until they expire). Sessions
  * are ended after the status is written, so a refresh racing the change finds either the disabled
  * user (refused) or an ended session (refused).
+ *
+ * A change of the name or status of an account records user.updated (changeUser.ts), and each
+ * session the disabling ends its session.revoked; the backend API has no end-user client, so their
+ * metadata is empty.
  */
 import type { UserRecord, UserStatus } from '../store/users.js';
+import { changeUser } from './changeUser.js';
 import { getUser } from './getUser.js';
 import type { UserDeps } from './userDeps.js';
 
@@ -18,17 +23,15 @@ export interface UpdateUserInput {
   status?: string;
 }
 
-export async function updateUser(deps: Pick<UserDeps, 'users' | 'sessions' | 'now'>, input: UpdateUserInput): Promise<UserRecord> {
+export async function updateUser(deps: Pick<UserDeps, 'users' | 'sessionEnder' | 'events' | 'now'>, input: UpdateUserInput): Promise<UserRecord> {
   const name = input.fullName?.trim();
-  const now = deps.now();
-  const updated = await deps.users.update(
-    input.projectId,
-    input.userId,
-    { ...(name ? { fullName: name } : {}), ...(name === '' ? { unsetFullName: true } : {}), ...(input.status ? { status: input.status as UserStatus } : {}) },
-    now,
-  );
+  const updated = await changeUser(deps, input.projectId, input.userId, {
+    ...(name ? { fullName: name } : {}),
+    ...(name === '' ? { unsetFullName: true } : {}),
+    ...(input.status ? { status: input.status as UserStatus } : {}),
+  });
   // Unknown here (or another project's): the same 404 as GET.
   if (!updated) return getUser(deps, input.projectId, input.userId);
-  if (updated.status === 'disabled') await deps.sessions.revokeUserSessions(input.projectId, input.userId, 'user_unavailable', now);
+  if (updated.status === 'disabled') await deps.sessionEnder.revokeUserSessions(input.projectId, input.userId, 'user_unavailable', deps.now());
   return updated;
 }

@@ -6,8 +6,8 @@ import type { UserCleanup } from '../../shared/domain/userCleanup.js';
 import type { EventOutbox } from '../../../../runtime/outbox.js';
 
 /**
- * Ends a user's sessions (the sessions store, composed in server.ts): declared here so that users,
- * which sessions build on, does not import sessions back.
+ * Ends a user's sessions, each with its session.revoked event (sessions' `userSessionEnder`, composed
+ * in main.ts): declared here so that users, which sessions build on, does not import sessions back.
  */
 export interface UserSessionEnder {
   revokeUserSessions(projectId: string, userId: string, reason: 'user_unavailable', now: Date): Promise<number>;
@@ -19,8 +19,8 @@ export interface UserDeps {
   socialAccounts: SocialAccountStore;
   cleanup: UserCleanup;
   /** Disabling a user ends their sessions. */
-  sessions: UserSessionEnder;
-  /** connect's outbox (`connect_outbox`): user.created and user.deleted, recorded before the change is answered. */
+  sessionEnder: UserSessionEnder;
+  /** connect's outbox (`connect_outbox`): user.created, user.updated and user.deleted, recorded before the change is answered. */
   events: EventOutbox;
   logger: Logger;
   now: () => Date;
