@@ -86,6 +86,8 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: "connect: a user's identifiers", collection: 'identifiers', filter: { projectId: 'pro-1', userId: 'usr-1' }, index: 'project_user' },
   { what: 'connect: a connect token by secret', collection: 'connect_tokens', filter: { secretHash: 'h5' }, index: 'secret_hash_unique' },
   { what: "connect: a user's sessions, newest first (backend long-session list)", collection: 'sessions', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1 }, index: 'project_user_created' },
+  // Both indexes start with the user; the planner may pick either.
+  { what: "connect: a user's active sessions (disabling a user ends each)", collection: 'sessions', filter: { projectId: 'pro-1', userId: 'usr-1', status: 'active' }, index: 'project_user', or: 'project_user_created' },
   { what: "connect: a project's connect tokens, oldest first", collection: 'connect_tokens', filter: { projectId: 'pro-1' }, sort: { createdAt: 1 }, index: 'project_created' },
   { what: 'connect: a provider account (a social login finds its user)', collection: 'social_accounts', filter: { projectId: 'pro-1', providerType: 'google', foreignId: 'f5' }, index: 'project_provider_foreign_unique' },
   { what: "connect: a user's social accounts, oldest first (list, limit)", collection: 'social_accounts', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_user_created' },
