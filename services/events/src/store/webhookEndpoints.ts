@@ -157,8 +157,8 @@ export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
 export const webhookEndpointIndexes: IndexPlan = {
   webhook_endpoints: [
     { key: { projectId: 1, subscribedEvents: 1 }, name: 'project_events' },
-    // The sweep that drops previous signing secrets after their overlap (few documents carry the field).
-    { key: { previousSecretExpiresAt: 1 }, name: 'previous_secret_expiry', sparse: true },
+    // The sweep that drops previous signing secrets after their overlap.
+    { key: { previousSecretExpiresAt: 1 }, name: 'previous_secret_expiry' },
   ],
   webhook_endpoint_counts: [],
 };
