@@ -332,6 +332,7 @@ describe("the operator's private-address allowance", () => {
     expect(() => parseWebhooksCommand(['settings', '--project', project, '--private-addresses', 'yes'])).toThrow(UsageError);
     expect(() => parseWebhooksCommand(['settings', '--private-addresses', 'allowed'])).toThrow(UsageError);
     expect(() => parseWebhooksCommand(['lift'])).toThrow(UsageError);
-    await expect(runWebhooksCommand(d, parseWebhooksCommand(['settings', '--project', 'acme', '--private-addresses', 'allowed']))).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect(() => parseWebhooksCommand(['settings', '--project', 'acme'])).toThrow(UsageError);
+    await expect(runWebhooksCommand(d, { kind: 'settings', projectId: 'acme', allowPrivateAddresses: true })).rejects.toMatchObject({ kind: 'invalid_argument' });
   });
 });

@@ -39,6 +39,8 @@ export function parseWebhooksCommand(argv: string[]): WebhooksCommand {
     if (setting !== undefined) throw new UsageError('--private-addresses needs --project');
     return { kind: 'show-all' };
   }
+  // Checked before the store is touched (the domain checks again).
+  if (!/^pro-[0-9]{1,30}$/.test(values.project)) throw new UsageError(`--project must be a project ID (pro-<digits>), got "${values.project}"`);
   return { kind: 'settings', projectId: values.project, ...(setting ? { allowPrivateAddresses: setting === 'allowed' } : {}) };
 }
 
