@@ -333,7 +333,7 @@ describe('recorded answers of the backend API match its document', () => {
     expect((await call('backend', 'GET', '/.well-known/jwks')).status).toBe(404);
   });
 
-  it('webhook endpoints: create (with its signing secret), list, bad URL (400), delete (genericRsp), unknown (404)', async () => {
+  it('webhook endpoints: create (with its signing secret), list, get, update, rotate, delivery log, bad URL (400), delete (genericRsp), unknown (404)', async () => {
     const created = await call('backend', 'POST', '/v2/webhookEndpoints', {
       body: { url: 'http://127.0.0.1:9/hooks', basicAuthUsername: 'hook', basicAuthPassword: 'secret', subscribedEvents: ['user.created'], customHeaders: { 'X-App': 'demo' } },
     });
@@ -341,6 +341,19 @@ describe('recorded answers of the backend API match its document', () => {
     const webhookEndpointID = json(created).id as string;
     expect((await call('backend', 'GET', '/v2/webhookEndpoints')).status).toBe(200);
     expect((await call('backend', 'POST', '/v2/webhookEndpoints', { body: { url: 'ftp://127.0.0.1/', subscribedEvents: ['user.created'] } })).status).toBe(400);
+    const one = '/v2/webhookEndpoints/{webhookEndpointID}';
+    expect((await call('backend', 'GET', one, { params: { webhookEndpointID } })).status).toBe(200);
+    // An event for it: its delivery to the closed port fails, and the log shows the attempt.
+    expect((await call('backend', 'POST', '/v2/users', { body: { status: 'active' } })).status).toBe(200);
+    await expect
+      .poll(async () => json(await call('backend', 'GET', `${one}/deliveries`, { params: { webhookEndpointID } })).deliveries[0]?.attempts.length ?? 0, { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    expect((await call('backend', 'PATCH', one, { params: { webhookEndpointID }, body: { subscribedEvents: ['user.created', 'user.deleted'], enabled: false } })).status).toBe(200);
+    expect((await call('backend', 'PATCH', one, { params: { webhookEndpointID }, body: { url: 'ftp://127.0.0.1/' } })).status).toBe(400);
+    const rotated = await call('backend', 'POST', `${one}/signingSecret`, { params: { webhookEndpointID }, body: { overlapSeconds: 3600 } });
+    expect(json(rotated)).toMatchObject({ signingSecret: expect.stringMatching(/^whsec_/), previousSecretExpiresMs: expect.any(Number) });
+    expect((await call('backend', 'GET', `${one}/deliveries`, { params: { webhookEndpointID }, query: '?filter[]=status:eq:failed&sort=created:asc&page=1&pageSize=5' })).status).toBe(200);
+    expect((await call('backend', 'GET', `${one}/deliveries`, { params: { webhookEndpointID: 'whe-1' } })).status).toBe(404);
     expect((await call('backend', 'DELETE', '/v2/webhookEndpoints/{webhookEndpointID}', { params: { webhookEndpointID } })).status).toBe(200);
     expect((await call('backend', 'DELETE', '/v2/webhookEndpoints/{webhookEndpointID}', { params: { webhookEndpointID } })).status).toBe(404);
   });

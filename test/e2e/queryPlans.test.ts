@@ -37,8 +37,11 @@ beforeAll(async () => {
   await db.collection('auth_events').insertMany(many(200, (i) => ({ _id: `aev-${i}` as never, projectId: `pro-${i % 4}`, userId: `usr-${i % 50}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
   await db.collection('connect_tokens').insertMany(many(200, (i) => ({ _id: `ctk-${i}` as never, projectId: `pro-${i % 4}`, secretHash: `h${i}`, createdAt: new Date(i), expiresAt: new Date(Date.now() + 60_000) })));
   await db.collection('connect_outbox').insertMany(many(200, (i) => ({ _id: `evt-${i}` as never, projectId: `pro-${i % 4}`, state: i % 50 === 0 ? 'prepared' : i % 10 === 0 ? 'ready' : 'sent', occurredAt: new Date(i), ...(i % 10 === 0 ? {} : { sentAt: new Date(i) }) })));
-  await db.collection('webhook_endpoints').insertMany(many(200, (i) => ({ _id: `whe-${i}` as never, projectId: `pro-${i % 40}`, subscribedEvents: ['user.created', 'passkey.created'], enabled: true, createdAt: new Date(i) })));
-  await db.collection('webhook_deliveries').insertMany(many(200, (i) => ({ _id: `evt-${i}:whe-${i % 7}` as never, projectId: `pro-${i % 4}`, endpointId: `whe-${i % 7}`, status: i % 5 === 0 ? 'pending' : 'delivered', nextAttemptAt: new Date(i) })));
+  await db.collection('webhook_endpoints').insertMany(many(200, (i) => ({ _id: `whe-${i}` as never, projectId: `pro-${i % 40}`, subscribedEvents: ['user.created', 'passkey.created'], enabled: true, createdAt: new Date(i), ...(i % 20 === 0 ? { previousSecretExpiresAt: new Date(i) } : {}) })));
+  await db.collection('webhook_project_settings').insertMany(many(50, (i) => ({ _id: `pro-${i}` as never, projectId: `pro-${i}`, allowPrivateAddresses: i % 2 === 0, updatedAt: new Date(i) })));
+  await db.collection('webhook_deliveries').insertMany(
+    many(200, (i) => ({ _id: `evt-${i}:whe-${i % 7}` as never, projectId: `pro-${i % 4}`, endpointId: `whe-${i % 7}`, eventId: `evt-${i}`, type: i % 3 === 0 ? 'user.deleted' : 'user.created', status: i % 5 === 0 ? 'pending' : 'delivered', nextAttemptAt: new Date(i), createdAt: new Date(i) })),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -99,7 +102,15 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: "events: a project's endpoints subscribed to a type (PublishEvents)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1', subscribedEvents: 'user.created', enabled: true }, index: 'project_events' },
   { what: "events: a project's endpoints (list)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_events' },
   { what: 'events: the next due delivery (worker claim)', collection: 'webhook_deliveries', filter: { status: 'pending', nextAttemptAt: { $lte: new Date() }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: new Date() } }] }, sort: { nextAttemptAt: 1 }, index: 'status_due' },
-  { what: "events: a deleted endpoint's pending deliveries", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'pending' }, index: 'project_endpoint_status' },
+  { what: "events: a deleted endpoint's pending deliveries", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'pending' }, index: 'project_endpoint_status_created' },
+  { what: "events: an endpoint's delivery log, newest first", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1' }, sort: { createdAt: -1, _id: -1 }, index: 'project_endpoint_created' },
+  { what: "events: an endpoint's delivery log by status", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'delivered' }, sort: { createdAt: -1, _id: -1 }, index: 'project_endpoint_status_created' },
+  { what: "events: an endpoint's delivery log by event type", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', type: 'user.deleted' }, sort: { createdAt: 1, _id: 1 }, index: 'project_endpoint_type_created' },
+  // Both filters: either index bounds the endpoint and one of them; the other is checked on those few.
+  { what: "events: an endpoint's delivery log by status and type", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'delivered', type: 'user.deleted' }, sort: { createdAt: -1, _id: -1 }, index: 'project_endpoint_status_created', or: 'project_endpoint_type_created' },
+  { what: "events: one event's delivery to an endpoint (log filter eventID)", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', _id: 'evt-8:whe-1' }, sort: { createdAt: -1, _id: -1 }, index: '_id_' },
+  { what: 'events: the sweep of previous signing secrets after their overlap', collection: 'webhook_endpoints', filter: { previousSecretExpiresAt: { $lte: new Date() } }, index: 'previous_secret_expiry' },
+  { what: "events: a project's webhook settings (every attempt)", collection: 'webhook_project_settings', filter: { _id: 'pro-1', projectId: 'pro-1' }, index: '_id_' },
 ];
 
 describe('query plans of the hot repository queries', () => {

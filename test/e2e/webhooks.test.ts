@@ -204,3 +204,137 @@ describe('deliveries', () => {
     expect(receiver.received.some((r) => r.body.includes(userID))).toBe(false);
   });
 });
+
+describe('managing an endpoint: update, re-enable, secret rotation, delivery log', () => {
+  const second = new Receiver();
+  let id = '';
+  let oldSecret = '';
+  beforeAll(() => second.start());
+  afterAll(() => second.stop());
+
+  /** Verifies with one secret only, as a receiver holding just that one would. */
+  const verifiesWith = (key: string, r: Received) => {
+    const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+    try {
+      new Webhook(key).verify(r.body, headers);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const newUser = async () => (await call('/v2/users', { body: { status: 'active' } })).body.userID as string;
+
+  it('reads and updates one endpoint, naming a bad field; another project gets 404', async () => {
+    const created = await call('/v2/webhookEndpoints', { body: { url: `${second.url}/old`, subscribedEvents: ['user.deleted'] } });
+    expect(created.status).toBe(200);
+    id = created.body.id as string;
+    oldSecret = created.body.signingSecret as string;
+    const got = await call(`/v2/webhookEndpoints/${id}`, { method: 'GET' });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id, url: `${second.url}/old`, enabled: true });
+    expect(got.body).not.toHaveProperty('signingSecret');
+    const bad = await call(`/v2/webhookEndpoints/${id}`, { method: 'PATCH', body: { subscribedEvents: ['user.exploded'] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.validation.map((v: { field: string }) => v.field)).toEqual(['subscribedEvents[0]']);
+    const badUrl = await call(`/v2/webhookEndpoints/${id}`, { method: 'PATCH', body: { url: 'ftp://x/' } });
+    expect(badUrl.body.error.validation.map((v: { field: string }) => v.field)).toEqual(['url']);
+    const patched = await call(`/v2/webhookEndpoints/${id}`, { method: 'PATCH', body: { url: second.url, subscribedEvents: ['user.created'], customHeaders: { 'X-Second': 'yes' } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id, url: second.url, subscribedEvents: ['user.created'], customHeaders: { 'X-Second': 'yes' } });
+    const other = await stack.createProject('webhooks-third');
+    for (const [method, path, body] of [
+      ['GET', `/v2/webhookEndpoints/${id}`, undefined],
+      ['PATCH', `/v2/webhookEndpoints/${id}`, { enabled: true }],
+      ['POST', `/v2/webhookEndpoints/${id}/signingSecret`, {}],
+      ['GET', `/v2/webhookEndpoints/${id}/deliveries`, undefined],
+    ] as const) {
+      const r = await call(path, { method, body, as: other });
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body.error.type).toBe('webhook_endpoint_not_found');
+    }
+  });
+
+  it('is disabled by a 410 and delivers again once re-enabled', async () => {
+    second.answers.push(410);
+    const gone = await newUser();
+    await second.waitFor(() => second.of('user.created').some((r) => r.body.includes(gone)));
+    await expect.poll(async () => (await call(`/v2/webhookEndpoints/${id}`, { method: 'GET' })).body).toMatchObject({ enabled: false, disabledReason: 'gone' });
+    const skipped = await newUser();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(second.received.some((r) => r.body.includes(skipped))).toBe(false);
+    const enabled = await call(`/v2/webhookEndpoints/${id}`, { method: 'PATCH', body: { enabled: true } });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.enabled).toBe(true);
+    expect(enabled.body).not.toHaveProperty('disabledReason');
+    const back = await newUser();
+    await second.waitFor(() => second.of('user.created').some((r) => r.body.includes(back)));
+    expect(verifiesWith(oldSecret, second.of('user.created').find((r) => r.body.includes(back))!)).toBe(true);
+  });
+
+  it('rotates the secret: during the overlap a receiver with only the old and one with only the new secret both verify', async () => {
+    const tooLong = await call(`/v2/webhookEndpoints/${id}/signingSecret`, { body: { overlapSeconds: 604801 } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.validation.map((v: { field: string }) => v.field)).toEqual(['overlapSeconds']);
+    const rotated = await call(`/v2/webhookEndpoints/${id}/signingSecret`, { body: {} });
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.body.signingSecret as string;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(rotated.body.previousSecretExpiresMs - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    expect(rotated.body.previousSecretExpiresMs - Date.now()).toBeLessThanOrEqual(86_400_000);
+    expect(new Date(rotated.body.previousSecretExpires).getTime()).toBe(rotated.body.previousSecretExpiresMs);
+    expect((await call(`/v2/webhookEndpoints/${id}`, { method: 'GET' })).body).not.toHaveProperty('signingSecret');
+    const stored = JSON.stringify(await stack.db.collection('webhook_endpoints').findOne({ _id: id as never }));
+    expect(stored).not.toContain(oldSecret.slice(6));
+    expect(stored).not.toContain(newSecret.slice(6));
+
+    const during = await newUser();
+    await second.waitFor(() => second.of('user.created').some((r) => r.body.includes(during)));
+    const got = second.of('user.created').find((r) => r.body.includes(during))!;
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiesWith(oldSecret, got)).toBe(true);
+    expect(verifiesWith(newSecret, got)).toBe(true);
+    expect(verifiesWith(secret, got)).toBe(false);
+
+    // Ending the overlap at once (a leaked secret): only the newest secret verifies.
+    const now = await call(`/v2/webhookEndpoints/${id}/signingSecret`, { body: { overlapSeconds: 0 } });
+    expect(now.body).not.toHaveProperty('previousSecretExpires');
+    const after = await newUser();
+    await second.waitFor(() => second.of('user.created').some((r) => r.body.includes(after)));
+    const last = second.of('user.created').find((r) => r.body.includes(after))!;
+    expect(verifiesWith(now.body.signingSecret, last)).toBe(true);
+    expect(verifiesWith(newSecret, last)).toBe(false);
+    expect(verifiesWith(oldSecret, last)).toBe(false);
+  });
+
+  it('logs a failed then a succeeded attempt, readable through the delivery log', async () => {
+    second.answers.push(503);
+    const userID = await newUser();
+    await second.waitFor(() => second.of('user.created').filter((r) => r.body.includes(userID)).length === 2);
+    const eventID = String(second.of('user.created').find((r) => r.body.includes(userID))!.headers['webhook-id']);
+    const path = `/v2/webhookEndpoints/${id}/deliveries?filter[]=${encodeURIComponent(`eventID:eq:${eventID}`)}`;
+    await expect.poll(async () => (await call(path, { method: 'GET' })).body.deliveries?.[0]?.status).toBe('succeeded');
+    const log = await call(path, { method: 'GET' });
+    expect(log.status).toBe(200);
+    expect(log.body.paging).toEqual({ page: 1, totalPages: 1, totalItems: 1 });
+    const [delivery] = log.body.deliveries;
+    expect(delivery).toMatchObject({ eventID, eventType: 'user.created', status: 'succeeded', attemptCount: 2, created: expect.any(String), finishedMs: expect.any(Number) });
+    expect(delivery.attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([503, 200]);
+    for (const a of delivery.attempts) {
+      expect(typeof a.durationMs).toBe('number');
+      expect(new Date(a.time).getTime()).toBe(a.timeMs);
+    }
+
+    const all = await call(`/v2/webhookEndpoints/${id}/deliveries?pageSize=2&sort=created:desc`, { method: 'GET' });
+    expect(all.body.deliveries).toHaveLength(2);
+    expect(all.body.deliveries[0].eventID).toBe(eventID);
+    // gone, back, during, after and this one: no delivery is made for an event while the endpoint is disabled.
+    expect(all.body.paging).toEqual({ page: 1, totalPages: 3, totalItems: 5 });
+    const failed = await call(`/v2/webhookEndpoints/${id}/deliveries?filter[]=status:eq:failed`, { method: 'GET' });
+    expect(failed.body.deliveries).toHaveLength(1);
+    expect(failed.body.deliveries[0].attempts).toEqual([expect.objectContaining({ httpStatus: 410 })]);
+    const bad = await call(`/v2/webhookEndpoints/${id}/deliveries?filter[]=status:eq:delivered`, { method: 'GET' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.validation.map((v: { field: string }) => v.field)).toEqual(['filter']);
+  });
+});

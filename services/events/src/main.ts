@@ -13,6 +13,7 @@ import { runDeliveryWorker } from './runDeliveryWorker.js';
 import { createServer } from './server.js';
 import { deliveryIndexes, mongoDeliveryStore } from './store/webhookDeliveries.js';
 import { mongoWebhookEndpointStore, webhookEndpointIndexes } from './store/webhookEndpoints.js';
+import { mongoWebhookProjectSettingsStore, webhookProjectSettingsIndexes } from './store/webhookProjectSettings.js';
 
 const env = new EnvReader();
 const config = {
@@ -22,7 +23,8 @@ const config = {
   mongodbUri: env.string('MONGODB_URI'),
   masterKey: env.string('MASTER_KEY'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
-  // Loopback, private and link-local receivers: refused unless the operator allows them (npm start and the tests do).
+  // Loopback, private and link-local receivers: refused unless the operator allows them, for every
+  // project here (npm start and the tests do) or per project (the `webhooks` CLI).
   allowPrivateAddresses: env.string('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', 'false') === 'true',
   retrySchedule: env.optional('WEBHOOK_RETRY_SCHEDULE'),
   timeoutMs: env.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
@@ -36,9 +38,10 @@ try {
   const masterKey = parseMasterKey(config.masterKey);
   const retryDelaysSeconds = parseRetrySchedule(config.retrySchedule);
   const metrics = createMetrics('events');
-  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...webhookEndpointIndexes, ...deliveryIndexes }, metrics);
+  const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), { ...webhookEndpointIndexes, ...deliveryIndexes, ...webhookProjectSettingsIndexes }, metrics);
   const endpoints = mongoWebhookEndpointStore(store.db);
   const deliveries = mongoDeliveryStore(store.db);
+  const settings = mongoWebhookProjectSettingsStore(store.db);
   const now = () => new Date();
   let accepting = true;
   const server = createServer({
@@ -50,6 +53,7 @@ try {
     deliveries,
     masterKey,
     allowPrivateAddresses: config.allowPrivateAddresses,
+    settings,
     resolveHost,
     now,
   });
@@ -60,6 +64,7 @@ try {
       post: webhookPoster(config.timeoutMs),
       masterKey,
       allowPrivateAddresses: config.allowPrivateAddresses,
+      settings,
       retryDelaysSeconds,
       // A replica's own lease owner ID: random per process, so a restarted process never mistakes an old lease for its own.
       owner: `events-${randomBytes(6).toString('hex')}`,

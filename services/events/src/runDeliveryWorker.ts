@@ -3,9 +3,14 @@
  * its own due delivery; when nothing is due it sleeps `idleMs` (new deliveries are due at once, so
  * an event waits at most that long). Errors (a store outage) are logged and retried after the
  * pause; stop() waits for the attempts under way, whose leases would otherwise delay them.
+ * Beside the lanes, a sweep removes signing secrets whose rotation overlap ended (deliveries stop
+ * using them at the expiry already; the sweep keeps them from staying at rest).
  */
 import type { Logger } from 'pino';
 import { deliverDue, type DeliveryWorkerDeps } from './domain/deliverDue.js';
+
+/** How often expired previous signing secrets are removed. */
+const SWEEP_MS = 60_000;
 
 export function runDeliveryWorker(deps: DeliveryWorkerDeps, opts: { concurrency: number; idleMs: number; logger: Logger }): { stop(): Promise<void> } {
   let stopping = false;
@@ -30,9 +35,15 @@ export function runDeliveryWorker(deps: DeliveryWorkerDeps, opts: { concurrency:
     }
   };
   const lanes = Array.from({ length: opts.concurrency }, lane);
+  const sweep = () =>
+    deps.endpoints.dropExpiredPreviousSecrets(deps.now()).catch((err: Error) => opts.logger.warn({ err: err.message }, 'sweeping expired signing secrets failed; retrying'));
+  void sweep();
+  const sweeper = setInterval(sweep, SWEEP_MS);
+  sweeper.unref();
   return {
     async stop() {
       stopping = true;
+      clearInterval(sweeper);
       (wake as (() => void) | null)?.();
       await Promise.all(lanes);
     },

@@ -12,6 +12,7 @@ import type { DeliveryRecord, PostResult } from '../src/domain/ports.js';
 import { publishEvents, type PublishedEvent } from '../src/domain/publishEvents.js';
 import { deliveryIndexes, mongoDeliveryStore } from '../src/store/webhookDeliveries.js';
 import { mongoWebhookEndpointStore, webhookEndpointIndexes } from '../src/store/webhookEndpoints.js';
+import { mongoWebhookProjectSettingsStore } from '../src/store/webhookProjectSettings.js';
 
 let db: TestDatabase;
 let clock = Date.now();
@@ -31,12 +32,14 @@ let answers: PostResult[] = [];
 function deps() {
   const endpoints = mongoWebhookEndpointStore(db.store.db);
   const deliveries = mongoDeliveryStore(db.store.db);
-  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses: true, resolveHost: async () => ['127.0.0.1'], now };
+  const settings = mongoWebhookProjectSettingsStore(db.store.db);
+  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses: true, settings, resolveHost: async () => ['127.0.0.1'], now };
   const worker = (owner = 'w1'): DeliveryWorkerDeps => ({
     endpoints,
     deliveries,
     masterKey,
     allowPrivateAddresses: true,
+    settings,
     retryDelaysSeconds: [5, 300],
     owner,
     leaseMs: 60_000,

@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import type { GenericResponse } from "../../common/v1/errors_pb.js";
+import type { GenericResponse, Paging } from "../../common/v1/errors_pb.js";
 import { file_passkeyauth_common_v1_errors } from "../../common/v1/errors_pb.js";
 import { file_passkeyauth_gateway_v1_http } from "../../gateway/v1/http_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file passkeyauth/events/v1/event_service.proto.
  */
 export const file_passkeyauth_events_v1_event_service: GenFile = /*@__PURE__*/
-  fileDesc("CilwYXNza2V5YXV0aC9ldmVudHMvdjEvZXZlbnRfc2VydmljZS5wcm90bxIVcGFzc2tleWF1dGguZXZlbnRzLnYxIvYCCg9XZWJob29rRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEhsKE2Jhc2ljX2F1dGhfdXNlcm5hbWUYAyABKAkSUQoOY3VzdG9tX2hlYWRlcnMYBCADKAsyOS5wYXNza2V5YXV0aC5ldmVudHMudjEuV2ViaG9va0VuZHBvaW50LkN1c3RvbUhlYWRlcnNFbnRyeRIZChFzdWJzY3JpYmVkX2V2ZW50cxgFIAMoCRIPCgdjcmVhdGVkGAYgASgJEhIKCmNyZWF0ZWRfbXMYByABKAMSDwoHdXBkYXRlZBgIIAEoCRISCgp1cGRhdGVkX21zGAkgASgDEhsKDnNpZ25pbmdfc2VjcmV0GAogASgJSACIAQESDwoHZW5hYmxlZBgLIAEoCBo0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIRCg9fc2lnbmluZ19zZWNyZXQizAIKHENyZWF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSFwoDdXJsGAEgASgJQgq6SAdyBRABGIAQEiUKE2Jhc2ljX2F1dGhfdXNlcm5hbWUYAiABKAlCCLpIBXIDGIACEiUKE2Jhc2ljX2F1dGhfcGFzc3dvcmQYAyABKAlCCLpIBXIDGIACEiUKEXN1YnNjcmliZWRfZXZlbnRzGAQgAygJQgq6SAeSAQQIARAUEmgKDmN1c3RvbV9oZWFkZXJzGAUgAygLMkYucGFzc2tleWF1dGguZXZlbnRzLnYxLkNyZWF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QuQ3VzdG9tSGVhZGVyc0VudHJ5Qgi6SAWaAQIQCho0ChJDdXN0b21IZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJhCh1DcmVhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZRJAChB3ZWJob29rX2VuZHBvaW50GAEgASgLMiYucGFzc2tleWF1dGguZXZlbnRzLnYxLldlYmhvb2tFbmRwb2ludCIdChtMaXN0V2ViaG9va0VuZHBvaW50c1JlcXVlc3QiYQocTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZRJBChF3ZWJob29rX2VuZHBvaW50cxgBIAMoCzImLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5XZWJob29rRW5kcG9pbnQiaAocRGVsZXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBJIChN3ZWJob29rX2VuZHBvaW50X2lkGAEgASgJQhi6SBVyEzIRXndoZS1bMC05XXsxLDMwfSRSEXdlYmhvb2tFbmRwb2ludElEIlcKHURlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEjYKBnJlc3VsdBgBIAEoCzImLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5HZW5lcmljUmVzcG9uc2UisgEKBUV2ZW50EiQKAmlkGAEgASgJQhi6SBVyEzIRXmV2dC1bMC05XXsxLDMwfSQSGwoKcHJvamVjdF9pZBgCIAEoCUIHukgEcgIQARIVCgR0eXBlGAMgASgJQge6SARyAhABEhMKC29jY3VycmVkX21zGAQgASgDEhEKCWRhdGFfanNvbhgFIAEoCRIKCgJpcBgGIAEoCRIKCgJvcxgHIAEoCRIPCgdicm93c2VyGAggASgJIk4KFFB1Ymxpc2hFdmVudHNSZXF1ZXN0EjYKBmV2ZW50cxgBIAMoCzIcLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5FdmVudEIIukgFkgECEGQiMwoVUHVibGlzaEV2ZW50c1Jlc3BvbnNlEhoKEmRlbGl2ZXJpZXNfY3JlYXRlZBgBIAEoBTKqBQoMRXZlbnRTZXJ2aWNlEr0BChVDcmVhdGVXZWJob29rRW5kcG9pbnQSMy5wYXNza2V5YXV0aC5ldmVudHMudjEuQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBo0LnBhc3NrZXlhdXRoLmV2ZW50cy52MS5DcmVhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSI5orsYNQoEUE9TVBIUL3YyL3dlYmhvb2tFbmRwb2ludHMaBWJhc2ljKhB3ZWJob29rX2VuZHBvaW50EqcBChRMaXN0V2ViaG9va0VuZHBvaW50cxIyLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5MaXN0V2ViaG9va0VuZHBvaW50c1JlcXVlc3QaMy5wYXNza2V5YXV0aC5ldmVudHMudjEuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZSImorsYIgoDR0VUEhQvdjIvd2ViaG9va0VuZHBvaW50cxoFYmFzaWMSwwEKFURlbGV0ZVdlYmhvb2tFbmRwb2ludBIzLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5EZWxldGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0GjQucGFzc2tleWF1dGguZXZlbnRzLnYxLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIj+iuxg7CgZERUxFVEUSKC92Mi93ZWJob29rRW5kcG9pbnRzL3t3ZWJob29rRW5kcG9pbnRJRH0aBWJhc2ljMAESagoNUHVibGlzaEV2ZW50cxIrLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5QdWJsaXNoRXZlbnRzUmVxdWVzdBosLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5QdWJsaXNoRXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
+  fileDesc("CilwYXNza2V5YXV0aC9ldmVudHMvdjEvZXZlbnRfc2VydmljZS5wcm90bxIVcGFzc2tleWF1dGguZXZlbnRzLnYxIrIECg9XZWJob29rRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEhsKE2Jhc2ljX2F1dGhfdXNlcm5hbWUYAyABKAkSUQoOY3VzdG9tX2hlYWRlcnMYBCADKAsyOS5wYXNza2V5YXV0aC5ldmVudHMudjEuV2ViaG9va0VuZHBvaW50LkN1c3RvbUhlYWRlcnNFbnRyeRIZChFzdWJzY3JpYmVkX2V2ZW50cxgFIAMoCRIPCgdjcmVhdGVkGAYgASgJEhIKCmNyZWF0ZWRfbXMYByABKAMSDwoHdXBkYXRlZBgIIAEoCRISCgp1cGRhdGVkX21zGAkgASgDEhsKDnNpZ25pbmdfc2VjcmV0GAogASgJSACIAQESDwoHZW5hYmxlZBgLIAEoCBIkChdwcmV2aW91c19zZWNyZXRfZXhwaXJlcxgMIAEoCUgBiAEBEicKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX21zGA0gASgDSAKIAQESHAoPZGlzYWJsZWRfcmVhc29uGA4gASgJSAOIAQEaNAoSQ3VzdG9tSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCEQoPX3NpZ25pbmdfc2VjcmV0QhoKGF9wcmV2aW91c19zZWNyZXRfZXhwaXJlc0IdChtfcHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfbXNCEgoQX2Rpc2FibGVkX3JlYXNvbiLMAgocQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBIXCgN1cmwYASABKAlCCrpIB3IFEAEYgBASJQoTYmFzaWNfYXV0aF91c2VybmFtZRgCIAEoCUIIukgFcgMYgAISJQoTYmFzaWNfYXV0aF9wYXNzd29yZBgDIAEoCUIIukgFcgMYgAISJQoRc3Vic2NyaWJlZF9ldmVudHMYBCADKAlCCrpIB5IBBAgBEBQSaAoOY3VzdG9tX2hlYWRlcnMYBSADKAsyRi5wYXNza2V5YXV0aC5ldmVudHMudjEuQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdC5DdXN0b21IZWFkZXJzRW50cnlCCLpIBZoBAhAKGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImEKHUNyZWF0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEkAKEHdlYmhvb2tfZW5kcG9pbnQYASABKAsyJi5wYXNza2V5YXV0aC5ldmVudHMudjEuV2ViaG9va0VuZHBvaW50Ih0KG0xpc3RXZWJob29rRW5kcG9pbnRzUmVxdWVzdCJhChxMaXN0V2ViaG9va0VuZHBvaW50c1Jlc3BvbnNlEkEKEXdlYmhvb2tfZW5kcG9pbnRzGAEgAygLMiYucGFzc2tleWF1dGguZXZlbnRzLnYxLldlYmhvb2tFbmRwb2ludCJoChxEZWxldGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0EkgKE3dlYmhvb2tfZW5kcG9pbnRfaWQYASABKAlCGLpIFXITMhFed2hlLVswLTldezEsMzB9JFIRd2ViaG9va0VuZHBvaW50SUQiVwodRGVsZXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2USNgoGcmVzdWx0GAEgASgLMiYucGFzc2tleWF1dGguY29tbW9uLnYxLkdlbmVyaWNSZXNwb25zZSJlChlHZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0EkgKE3dlYmhvb2tfZW5kcG9pbnRfaWQYASABKAlCGLpIFXITMhFed2hlLVswLTldezEsMzB9JFIRd2ViaG9va0VuZHBvaW50SUQiXgoaR2V0V2ViaG9va0VuZHBvaW50UmVzcG9uc2USQAoQd2ViaG9va19lbmRwb2ludBgBIAEoCzImLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5XZWJob29rRW5kcG9pbnQinAQKHFVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSSAoTd2ViaG9va19lbmRwb2ludF9pZBgBIAEoCUIYukgVchMyEV53aGUtWzAtOV17MSwzMH0kUhF3ZWJob29rRW5kcG9pbnRJRBIcCgN1cmwYAiABKAlCCrpIB3IFEAEYgBBIAIgBARIqChNiYXNpY19hdXRoX3VzZXJuYW1lGAMgASgJQgi6SAVyAxiAAkgBiAEBEioKE2Jhc2ljX2F1dGhfcGFzc3dvcmQYBCABKAlCCLpIBXIDGIACSAKIAQESIwoRc3Vic2NyaWJlZF9ldmVudHMYBSADKAlCCLpIBZIBAhAUEmgKDmN1c3RvbV9oZWFkZXJzGAYgAygLMkYucGFzc2tleWF1dGguZXZlbnRzLnYxLlVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QuQ3VzdG9tSGVhZGVyc0VudHJ5Qgi6SAWaAQIQChIdChVyZW1vdmVfY3VzdG9tX2hlYWRlcnMYByABKAgSFAoHZW5hYmxlZBgIIAEoCEgDiAEBGjQKEkN1c3RvbUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgYKBF91cmxCFgoUX2Jhc2ljX2F1dGhfdXNlcm5hbWVCFgoUX2Jhc2ljX2F1dGhfcGFzc3dvcmRCCgoIX2VuYWJsZWQiYQodVXBkYXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2USQAoQd2ViaG9va19lbmRwb2ludBgBIAEoCzImLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5XZWJob29rRW5kcG9pbnQirAEKIVJvdGF0ZVdlYmhvb2tTaWduaW5nU2VjcmV0UmVxdWVzdBJIChN3ZWJob29rX2VuZHBvaW50X2lkGAEgASgJQhi6SBVyEzIRXndoZS1bMC05XXsxLDMwfSRSEXdlYmhvb2tFbmRwb2ludElEEikKD292ZXJsYXBfc2Vjb25kcxgCIAEoBUILukgIGgYYgPUkKABIAIgBAUISChBfb3ZlcmxhcF9zZWNvbmRzImYKIlJvdGF0ZVdlYmhvb2tTaWduaW5nU2VjcmV0UmVzcG9uc2USQAoQd2ViaG9va19lbmRwb2ludBgBIAEoCzImLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5XZWJob29rRW5kcG9pbnQi+gEKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSSAoTd2ViaG9va19lbmRwb2ludF9pZBgBIAEoCUIYukgVchMyEV53aGUtWzAtOV17MSwzMH0kUhF3ZWJob29rRW5kcG9pbnRJRBIfCgZmaWx0ZXIYAiADKAlCD7pIDJIBCRAKIgVyAxiQAxIVCgRzb3J0GAMgASgJQge6SARyAhhAEh4KBHBhZ2UYBCABKAVCC7pICBoGGKCNBigBSACIAQESIQoJcGFnZV9zaXplGAUgASgFQgm6SAYaBBhkKAFIAYgBAUIHCgVfcGFnZUIMCgpfcGFnZV9zaXplIn8KFldlYmhvb2tEZWxpdmVyeUF0dGVtcHQSDAoEdGltZRgBIAEoCRIPCgd0aW1lX21zGAIgASgDEhMKC2h0dHBfc3RhdHVzGAMgASgFEhMKC2R1cmF0aW9uX21zGAQgASgDEhIKBWVycm9yGAUgASgJSACIAQFCCAoGX2Vycm9yIvkCCg9XZWJob29rRGVsaXZlcnkSGQoIZXZlbnRfaWQYASABKAlSB2V2ZW50SUQSEgoKZXZlbnRfdHlwZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDwoHY3JlYXRlZBgEIAEoCRISCgpjcmVhdGVkX21zGAUgASgDEhUKDWF0dGVtcHRfY291bnQYBiABKAUSGQoMbmV4dF9hdHRlbXB0GAcgASgJSACIAQESHAoPbmV4dF9hdHRlbXB0X21zGAggASgDSAGIAQESFQoIZmluaXNoZWQYCSABKAlIAogBARIYCgtmaW5pc2hlZF9tcxgKIAEoA0gDiAEBEj8KCGF0dGVtcHRzGAsgAygLMi0ucGFzc2tleWF1dGguZXZlbnRzLnYxLldlYmhvb2tEZWxpdmVyeUF0dGVtcHRCDwoNX25leHRfYXR0ZW1wdEISChBfbmV4dF9hdHRlbXB0X21zQgsKCV9maW5pc2hlZEIOCgxfZmluaXNoZWRfbXMiigEKHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEjoKCmRlbGl2ZXJpZXMYASADKAsyJi5wYXNza2V5YXV0aC5ldmVudHMudjEuV2ViaG9va0RlbGl2ZXJ5Ei0KBnBhZ2luZxgCIAEoCzIdLnBhc3NrZXlhdXRoLmNvbW1vbi52MS5QYWdpbmcisgEKBUV2ZW50EiQKAmlkGAEgASgJQhi6SBVyEzIRXmV2dC1bMC05XXsxLDMwfSQSGwoKcHJvamVjdF9pZBgCIAEoCUIHukgEcgIQARIVCgR0eXBlGAMgASgJQge6SARyAhABEhMKC29jY3VycmVkX21zGAQgASgDEhEKCWRhdGFfanNvbhgFIAEoCRIKCgJpcBgGIAEoCRIKCgJvcxgHIAEoCRIPCgdicm93c2VyGAggASgJIk4KFFB1Ymxpc2hFdmVudHNSZXF1ZXN0EjYKBmV2ZW50cxgBIAMoCzIcLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5FdmVudEIIukgFkgECEGQiMwoVUHVibGlzaEV2ZW50c1Jlc3BvbnNlEhoKEmRlbGl2ZXJpZXNfY3JlYXRlZBgBIAEoBTKGDAoMRXZlbnRTZXJ2aWNlEr0BChVDcmVhdGVXZWJob29rRW5kcG9pbnQSMy5wYXNza2V5YXV0aC5ldmVudHMudjEuQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBo0LnBhc3NrZXlhdXRoLmV2ZW50cy52MS5DcmVhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSI5orsYNQoEUE9TVBIUL3YyL3dlYmhvb2tFbmRwb2ludHMaBWJhc2ljKhB3ZWJob29rX2VuZHBvaW50EqcBChRMaXN0V2ViaG9va0VuZHBvaW50cxIyLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5MaXN0V2ViaG9va0VuZHBvaW50c1JlcXVlc3QaMy5wYXNza2V5YXV0aC5ldmVudHMudjEuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZSImorsYIgoDR0VUEhQvdjIvd2ViaG9va0VuZHBvaW50cxoFYmFzaWMSwwEKFURlbGV0ZVdlYmhvb2tFbmRwb2ludBIzLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5EZWxldGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0GjQucGFzc2tleWF1dGguZXZlbnRzLnYxLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIj+iuxg7CgZERUxFVEUSKC92Mi93ZWJob29rRW5kcG9pbnRzL3t3ZWJob29rRW5kcG9pbnRJRH0aBWJhc2ljMAESxwEKEkdldFdlYmhvb2tFbmRwb2ludBIwLnBhc3NrZXlhdXRoLmV2ZW50cy52MS5HZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0GjEucGFzc2tleWF1dGguZXZlbnRzLnYxLkdldFdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIkyiuxhICgNHRVQSKC92Mi93ZWJob29rRW5kcG9pbnRzL3t3ZWJob29rRW5kcG9pbnRJRH0aBWJhc2ljKhB3ZWJob29rX2VuZHBvaW50EtIBChVVcGRhdGVXZWJob29rRW5kcG9pbnQSMy5wYXNza2V5YXV0aC5ldmVudHMudjEuVXBkYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBo0LnBhc3NrZXlhdXRoLmV2ZW50cy52MS5VcGRhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSJOorsYSgoFUEFUQ0gSKC92Mi93ZWJob29rRW5kcG9pbnRzL3t3ZWJob29rRW5kcG9pbnRJRH0aBWJhc2ljKhB3ZWJob29rX2VuZHBvaW50Eu4BChpSb3RhdGVXZWJob29rU2lnbmluZ1NlY3JldBI4LnBhc3NrZXlhdXRoLmV2ZW50cy52MS5Sb3RhdGVXZWJob29rU2lnbmluZ1NlY3JldFJlcXVlc3QaOS5wYXNza2V5YXV0aC5ldmVudHMudjEuUm90YXRlV2ViaG9va1NpZ25pbmdTZWNyZXRSZXNwb25zZSJborsYVwoEUE9TVBI2L3YyL3dlYmhvb2tFbmRwb2ludHMve3dlYmhvb2tFbmRwb2ludElEfS9zaWduaW5nU2VjcmV0GgViYXNpYyoQd2ViaG9va19lbmRwb2ludBLJAQoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEjMucGFzc2tleWF1dGguZXZlbnRzLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaNC5wYXNza2V5YXV0aC5ldmVudHMudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2UiRaK7GEEKA0dFVBIzL3YyL3dlYmhvb2tFbmRwb2ludHMve3dlYmhvb2tFbmRwb2ludElEfS9kZWxpdmVyaWVzGgViYXNpYxJqCg1QdWJsaXNoRXZlbnRzEisucGFzc2tleWF1dGguZXZlbnRzLnYxLlB1Ymxpc2hFdmVudHNSZXF1ZXN0GiwucGFzc2tleWF1dGguZXZlbnRzLnYxLlB1Ymxpc2hFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_passkeyauth_common_v1_errors, file_passkeyauth_gateway_v1_http]);
 
 /**
  * WebhookEndpoint is the hosted service's webhookEndpoint.
@@ -99,6 +99,29 @@ export type WebhookEndpoint = Message<"passkeyauth.events.v1.WebhookEndpoint"> &
    * @generated from field: bool enabled = 11;
    */
   enabled: boolean;
+
+  /**
+   * Until when the previous signing secret stays valid after a rotation (RFC 3339, UTC); absent
+   * when only one secret is valid.
+   *
+   * @generated from field: optional string previous_secret_expires = 12;
+   */
+  previousSecretExpires?: string | undefined;
+
+  /**
+   * The same in milliseconds since the epoch.
+   *
+   * @generated from field: optional int64 previous_secret_expires_ms = 13;
+   */
+  previousSecretExpiresMs?: bigint | undefined;
+
+  /**
+   * Why a disabled endpoint is disabled: "gone" (it answered 410), "failing" (no success for a
+   * day) or "manual" (an update set enabled to false); absent while enabled.
+   *
+   * @generated from field: optional string disabled_reason = 14;
+   */
+  disabledReason?: string | undefined;
 };
 
 /**
@@ -258,6 +281,406 @@ export const DeleteWebhookEndpointResponseSchema: GenMessage<DeleteWebhookEndpoi
   messageDesc(file_passkeyauth_events_v1_event_service, 6);
 
 /**
+ * GetWebhookEndpointRequest names the endpoint.
+ *
+ * @generated from message passkeyauth.events.v1.GetWebhookEndpointRequest
+ */
+export type GetWebhookEndpointRequest = Message<"passkeyauth.events.v1.GetWebhookEndpointRequest"> & {
+  /**
+   * The endpoint's ID (path parameter).
+   *
+   * @generated from field: string webhook_endpoint_id = 1 [json_name = "webhookEndpointID"];
+   */
+  webhookEndpointId: string;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.GetWebhookEndpointRequest.
+ * Use `create(GetWebhookEndpointRequestSchema)` to create a new message.
+ */
+export const GetWebhookEndpointRequestSchema: GenMessage<GetWebhookEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 7);
+
+/**
+ * GetWebhookEndpointResponse carries the endpoint (without its signing secret).
+ *
+ * @generated from message passkeyauth.events.v1.GetWebhookEndpointResponse
+ */
+export type GetWebhookEndpointResponse = Message<"passkeyauth.events.v1.GetWebhookEndpointResponse"> & {
+  /**
+   * The endpoint.
+   *
+   * @generated from field: passkeyauth.events.v1.WebhookEndpoint webhook_endpoint = 1;
+   */
+  webhookEndpoint?: WebhookEndpoint | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.GetWebhookEndpointResponse.
+ * Use `create(GetWebhookEndpointResponseSchema)` to create a new message.
+ */
+export const GetWebhookEndpointResponseSchema: GenMessage<GetWebhookEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 8);
+
+/**
+ * UpdateWebhookEndpointRequest changes what it names; absent fields keep their value.
+ *
+ * @generated from message passkeyauth.events.v1.UpdateWebhookEndpointRequest
+ */
+export type UpdateWebhookEndpointRequest = Message<"passkeyauth.events.v1.UpdateWebhookEndpointRequest"> & {
+  /**
+   * The endpoint's ID (path parameter).
+   *
+   * @generated from field: string webhook_endpoint_id = 1 [json_name = "webhookEndpointID"];
+   */
+  webhookEndpointId: string;
+
+  /**
+   * The new http(s) URL, checked as at creation.
+   *
+   * @generated from field: optional string url = 2;
+   */
+  url?: string | undefined;
+
+  /**
+   * The new basic-auth user name; "" removes basic auth (then no password may be given).
+   *
+   * @generated from field: optional string basic_auth_username = 3;
+   */
+  basicAuthUsername?: string | undefined;
+
+  /**
+   * The new basic-auth password; stored sealed, never answered.
+   *
+   * @generated from field: optional string basic_auth_password = 4;
+   */
+  basicAuthPassword?: string | undefined;
+
+  /**
+   * The new event types (replaces the list; empty keeps it).
+   *
+   * @generated from field: repeated string subscribed_events = 5;
+   */
+  subscribedEvents: string[];
+
+  /**
+   * The new custom headers (replaces them all; empty keeps them, see remove_custom_headers).
+   *
+   * @generated from field: map<string, string> custom_headers = 6;
+   */
+  customHeaders: { [key: string]: string };
+
+  /**
+   * true removes every custom header (not together with customHeaders).
+   *
+   * @generated from field: bool remove_custom_headers = 7;
+   */
+  removeCustomHeaders: boolean;
+
+  /**
+   * true re-enables a disabled endpoint (its failure streak restarts); false disables it.
+   *
+   * @generated from field: optional bool enabled = 8;
+   */
+  enabled?: boolean | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.UpdateWebhookEndpointRequest.
+ * Use `create(UpdateWebhookEndpointRequestSchema)` to create a new message.
+ */
+export const UpdateWebhookEndpointRequestSchema: GenMessage<UpdateWebhookEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 9);
+
+/**
+ * UpdateWebhookEndpointResponse carries the endpoint as it is now.
+ *
+ * @generated from message passkeyauth.events.v1.UpdateWebhookEndpointResponse
+ */
+export type UpdateWebhookEndpointResponse = Message<"passkeyauth.events.v1.UpdateWebhookEndpointResponse"> & {
+  /**
+   * The endpoint (without its signing secret).
+   *
+   * @generated from field: passkeyauth.events.v1.WebhookEndpoint webhook_endpoint = 1;
+   */
+  webhookEndpoint?: WebhookEndpoint | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.UpdateWebhookEndpointResponse.
+ * Use `create(UpdateWebhookEndpointResponseSchema)` to create a new message.
+ */
+export const UpdateWebhookEndpointResponseSchema: GenMessage<UpdateWebhookEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 10);
+
+/**
+ * RotateWebhookSigningSecretRequest names the endpoint and how long the old secret stays valid.
+ *
+ * @generated from message passkeyauth.events.v1.RotateWebhookSigningSecretRequest
+ */
+export type RotateWebhookSigningSecretRequest = Message<"passkeyauth.events.v1.RotateWebhookSigningSecretRequest"> & {
+  /**
+   * The endpoint's ID (path parameter).
+   *
+   * @generated from field: string webhook_endpoint_id = 1 [json_name = "webhookEndpointID"];
+   */
+  webhookEndpointId: string;
+
+  /**
+   * Seconds the current secret stays valid beside the new one (default 86400, at most 604800; 0
+   * ends it at once, e.g. after a leak).
+   *
+   * @generated from field: optional int32 overlap_seconds = 2;
+   */
+  overlapSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.RotateWebhookSigningSecretRequest.
+ * Use `create(RotateWebhookSigningSecretRequestSchema)` to create a new message.
+ */
+export const RotateWebhookSigningSecretRequestSchema: GenMessage<RotateWebhookSigningSecretRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 11);
+
+/**
+ * RotateWebhookSigningSecretResponse carries the endpoint with the new secret, once.
+ *
+ * @generated from message passkeyauth.events.v1.RotateWebhookSigningSecretResponse
+ */
+export type RotateWebhookSigningSecretResponse = Message<"passkeyauth.events.v1.RotateWebhookSigningSecretResponse"> & {
+  /**
+   * The endpoint; signingSecret is the new secret, previousSecretExpires the end of the overlap.
+   *
+   * @generated from field: passkeyauth.events.v1.WebhookEndpoint webhook_endpoint = 1;
+   */
+  webhookEndpoint?: WebhookEndpoint | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.RotateWebhookSigningSecretResponse.
+ * Use `create(RotateWebhookSigningSecretResponseSchema)` to create a new message.
+ */
+export const RotateWebhookSigningSecretResponseSchema: GenMessage<RotateWebhookSigningSecretResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 12);
+
+/**
+ * ListWebhookDeliveriesRequest carries the reference list query parameters.
+ *
+ * @generated from message passkeyauth.events.v1.ListWebhookDeliveriesRequest
+ */
+export type ListWebhookDeliveriesRequest = Message<"passkeyauth.events.v1.ListWebhookDeliveriesRequest"> & {
+  /**
+   * The endpoint's ID (path parameter).
+   *
+   * @generated from field: string webhook_endpoint_id = 1 [json_name = "webhookEndpointID"];
+   */
+  webhookEndpointId: string;
+
+  /**
+   * Filters "field:eq:value" on status (pending, succeeded, failed), eventType and eventID.
+   *
+   * @generated from field: repeated string filter = 2;
+   */
+  filter: string[];
+
+  /**
+   * Sort "created:asc" or "created:desc"; empty for newest first.
+   *
+   * @generated from field: string sort = 3;
+   */
+  sort: string;
+
+  /**
+   * Page number, 1-based (default 1).
+   *
+   * @generated from field: optional int32 page = 4;
+   */
+  page?: number | undefined;
+
+  /**
+   * Items per page (default 10, at most 100).
+   *
+   * @generated from field: optional int32 page_size = 5;
+   */
+  pageSize?: number | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.ListWebhookDeliveriesRequest.
+ * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 13);
+
+/**
+ * WebhookDeliveryAttempt is one attempt of a delivery.
+ *
+ * @generated from message passkeyauth.events.v1.WebhookDeliveryAttempt
+ */
+export type WebhookDeliveryAttempt = Message<"passkeyauth.events.v1.WebhookDeliveryAttempt"> & {
+  /**
+   * When the attempt started (RFC 3339, UTC).
+   *
+   * @generated from field: string time = 1;
+   */
+  time: string;
+
+  /**
+   * The same in milliseconds since the epoch.
+   *
+   * @generated from field: int64 time_ms = 2;
+   */
+  timeMs: bigint;
+
+  /**
+   * The receiver's HTTP status; 0 when no answer came.
+   *
+   * @generated from field: int32 http_status = 3;
+   */
+  httpStatus: number;
+
+  /**
+   * How long the attempt took.
+   *
+   * @generated from field: int64 duration_ms = 4;
+   */
+  durationMs: bigint;
+
+  /**
+   * Why it failed without an answer (timeout, ECONNREFUSED, address_not_allowed, endpoint_disabled, …).
+   *
+   * @generated from field: optional string error = 5;
+   */
+  error?: string | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.WebhookDeliveryAttempt.
+ * Use `create(WebhookDeliveryAttemptSchema)` to create a new message.
+ */
+export const WebhookDeliveryAttemptSchema: GenMessage<WebhookDeliveryAttempt> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 14);
+
+/**
+ * WebhookDelivery is one event's delivery to the endpoint.
+ *
+ * @generated from message passkeyauth.events.v1.WebhookDelivery
+ */
+export type WebhookDelivery = Message<"passkeyauth.events.v1.WebhookDelivery"> & {
+  /**
+   * The event's ID: the webhook-id of every attempt.
+   *
+   * @generated from field: string event_id = 1 [json_name = "eventID"];
+   */
+  eventId: string;
+
+  /**
+   * The event type, e.g. user.created.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * pending (an attempt is due), succeeded or failed.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * When the delivery was made (RFC 3339, UTC).
+   *
+   * @generated from field: string created = 4;
+   */
+  created: string;
+
+  /**
+   * The same in milliseconds since the epoch.
+   *
+   * @generated from field: int64 created_ms = 5;
+   */
+  createdMs: bigint;
+
+  /**
+   * Attempts made so far (the log keeps the last 10).
+   *
+   * @generated from field: int32 attempt_count = 6;
+   */
+  attemptCount: number;
+
+  /**
+   * When a pending delivery is tried next (RFC 3339, UTC).
+   *
+   * @generated from field: optional string next_attempt = 7;
+   */
+  nextAttempt?: string | undefined;
+
+  /**
+   * The same in milliseconds since the epoch.
+   *
+   * @generated from field: optional int64 next_attempt_ms = 8;
+   */
+  nextAttemptMs?: bigint | undefined;
+
+  /**
+   * When a finished delivery finished (RFC 3339, UTC); it is removed 14 days later.
+   *
+   * @generated from field: optional string finished = 9;
+   */
+  finished?: string | undefined;
+
+  /**
+   * The same in milliseconds since the epoch.
+   *
+   * @generated from field: optional int64 finished_ms = 10;
+   */
+  finishedMs?: bigint | undefined;
+
+  /**
+   * The last attempts, oldest first.
+   *
+   * @generated from field: repeated passkeyauth.events.v1.WebhookDeliveryAttempt attempts = 11;
+   */
+  attempts: WebhookDeliveryAttempt[];
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.WebhookDelivery.
+ * Use `create(WebhookDeliverySchema)` to create a new message.
+ */
+export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 15);
+
+/**
+ * ListWebhookDeliveriesResponse is one page of the endpoint's delivery log.
+ *
+ * @generated from message passkeyauth.events.v1.ListWebhookDeliveriesResponse
+ */
+export type ListWebhookDeliveriesResponse = Message<"passkeyauth.events.v1.ListWebhookDeliveriesResponse"> & {
+  /**
+   * The deliveries on this page.
+   *
+   * @generated from field: repeated passkeyauth.events.v1.WebhookDelivery deliveries = 1;
+   */
+  deliveries: WebhookDelivery[];
+
+  /**
+   * Where this page is in the whole list.
+   *
+   * @generated from field: passkeyauth.common.v1.Paging paging = 2;
+   */
+  paging?: Paging | undefined;
+};
+
+/**
+ * Describes the message passkeyauth.events.v1.ListWebhookDeliveriesResponse.
+ * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_passkeyauth_events_v1_event_service, 16);
+
+/**
  * Event is one event of a producer's outbox.
  *
  * @generated from message passkeyauth.events.v1.Event
@@ -325,7 +748,7 @@ export type Event = Message<"passkeyauth.events.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_events_v1_event_service, 7);
+  messageDesc(file_passkeyauth_events_v1_event_service, 17);
 
 /**
  * PublishEventsRequest carries a batch of a producer's outbox.
@@ -346,7 +769,7 @@ export type PublishEventsRequest = Message<"passkeyauth.events.v1.PublishEventsR
  * Use `create(PublishEventsRequestSchema)` to create a new message.
  */
 export const PublishEventsRequestSchema: GenMessage<PublishEventsRequest> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_events_v1_event_service, 8);
+  messageDesc(file_passkeyauth_events_v1_event_service, 18);
 
 /**
  * PublishEventsResponse acknowledges the batch: every event is stored (or was already).
@@ -367,7 +790,7 @@ export type PublishEventsResponse = Message<"passkeyauth.events.v1.PublishEvents
  * Use `create(PublishEventsResponseSchema)` to create a new message.
  */
 export const PublishEventsResponseSchema: GenMessage<PublishEventsResponse> = /*@__PURE__*/
-  messageDesc(file_passkeyauth_events_v1_event_service, 9);
+  messageDesc(file_passkeyauth_events_v1_event_service, 19);
 
 /**
  * EventService owns the projects' webhook endpoints and the deliveries of their events. Producers
@@ -407,6 +830,48 @@ export const EventService: GenService<{
     methodKind: "unary";
     input: typeof DeleteWebhookEndpointRequestSchema;
     output: typeof DeleteWebhookEndpointResponseSchema;
+  },
+  /**
+   * Reads one webhook endpoint (ours: the hosted service lists them only).
+   *
+   * @generated from rpc passkeyauth.events.v1.EventService.GetWebhookEndpoint
+   */
+  getWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof GetWebhookEndpointRequestSchema;
+    output: typeof GetWebhookEndpointResponseSchema;
+  },
+  /**
+   * Changes an endpoint's URL, events, headers or basic auth, and disables or re-enables it (ours:
+   * the hosted service has no update). Re-enabling restarts its failure streak.
+   *
+   * @generated from rpc passkeyauth.events.v1.EventService.UpdateWebhookEndpoint
+   */
+  updateWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof UpdateWebhookEndpointRequestSchema;
+    output: typeof UpdateWebhookEndpointResponseSchema;
+  },
+  /**
+   * Makes a new signing secret, answered once; the previous one stays valid for the overlap, during
+   * which every delivery carries both signatures.
+   *
+   * @generated from rpc passkeyauth.events.v1.EventService.RotateWebhookSigningSecret
+   */
+  rotateWebhookSigningSecret: {
+    methodKind: "unary";
+    input: typeof RotateWebhookSigningSecretRequestSchema;
+    output: typeof RotateWebhookSigningSecretResponseSchema;
+  },
+  /**
+   * The delivery log of an endpoint: its deliveries of the last 14 days with their last attempts.
+   *
+   * @generated from rpc passkeyauth.events.v1.EventService.ListWebhookDeliveries
+   */
+  listWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ListWebhookDeliveriesRequestSchema;
+    output: typeof ListWebhookDeliveriesResponseSchema;
   },
   /**
    * Internal (connect, ceremony relays): stores the deliveries of these events to the subscribed

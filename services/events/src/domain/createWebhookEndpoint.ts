@@ -2,7 +2,8 @@ import { failedPrecondition, invalidArgument } from '../../../runtime/errors.js'
 import { newId } from '../../../runtime/ids.js';
 import { checkWebhookUrl } from './checkWebhookUrl.js';
 import { isEventType, EVENT_TYPES } from './eventTypes.js';
-import type { HostResolver, WebhookEndpointRecord, WebhookEndpointStore } from './ports.js';
+import type { HostResolver, WebhookEndpointRecord, WebhookEndpointStore, WebhookProjectSettingsStore } from './ports.js';
+import { privateAddressesAllowed } from './projectSettings.js';
 import { newSigningSecret, sealSecret, secretAad } from './sealSecret.js';
 
 /** At most this many endpoints per project: each event is posted to every subscribed one. */
@@ -13,6 +14,8 @@ export interface EndpointDeps {
   masterKey: Buffer;
   /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true under `npm start` and the tests only. */
   allowPrivateAddresses: boolean;
+  /** Per-project settings (an operator's private-address allowance). */
+  settings: WebhookProjectSettingsStore;
   resolveHost: HostResolver;
   now: () => Date;
 }
@@ -38,17 +41,28 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
-function checkInput(input: CreateWebhookEndpointInput): void {
-  const problems: { field: string; message: string }[] = [];
-  input.subscribedEvents.forEach((t, i) => {
+/** The fields create and update check alike; an update passes only those it changes. */
+export interface EndpointFields {
+  subscribedEvents?: string[];
+  basicAuthUsername?: string;
+  customHeaders?: Record<string, string>;
+}
+
+/**
+ * Checks the fields and the basic auth as it will be after the write (`username` and whether a
+ * password goes with it): both or neither. Throws one 400 naming every field that is wrong.
+ */
+export function checkEndpointFields(input: EndpointFields, basicAuth: { username: string; hasPassword: boolean }, more: { field: string; message: string }[] = []): void {
+  const problems = [...more];
+  input.subscribedEvents?.forEach((t, i) => {
     if (!isEventType(t)) problems.push({ field: `subscribedEvents[${i}]`, message: `must be one of ${EVENT_TYPES.join(', ')}` });
   });
-  if (new Set(input.subscribedEvents).size !== input.subscribedEvents.length) problems.push({ field: 'subscribedEvents', message: 'must not repeat an event type' });
-  if (Boolean(input.basicAuthUsername) !== Boolean(input.basicAuthPassword)) {
-    problems.push({ field: input.basicAuthUsername ? 'basicAuthPassword' : 'basicAuthUsername', message: 'basic auth needs both a user name and a password' });
+  if (input.subscribedEvents && new Set(input.subscribedEvents).size !== input.subscribedEvents.length) problems.push({ field: 'subscribedEvents', message: 'must not repeat an event type' });
+  if (Boolean(basicAuth.username) !== basicAuth.hasPassword) {
+    problems.push({ field: basicAuth.username ? 'basicAuthPassword' : 'basicAuthUsername', message: 'basic auth needs both a user name and a password' });
   }
-  if (input.basicAuthUsername.includes(':')) problems.push({ field: 'basicAuthUsername', message: 'must not contain ":"' });
-  for (const [name, value] of Object.entries(input.customHeaders)) {
+  if (input.basicAuthUsername?.includes(':')) problems.push({ field: 'basicAuthUsername', message: 'must not contain ":"' });
+  for (const [name, value] of Object.entries(input.customHeaders ?? {})) {
     if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) problems.push({ field: `customHeaders.${name}`, message: 'must be a header name the delivery does not set itself' });
     // No control characters: a header value cannot smuggle a second header or line.
     else if (value.length > 1024 || hasControlCharacter(value)) problems.push({ field: `customHeaders.${name}`, message: 'must be at most 1024 printable characters' });
@@ -59,8 +73,8 @@ function checkInput(input: CreateWebhookEndpointInput): void {
 
 /** Creates an endpoint; answers the record and the signing secret, which is never shown again. */
 export async function createWebhookEndpoint(deps: EndpointDeps, input: CreateWebhookEndpointInput): Promise<{ record: WebhookEndpointRecord; signingSecret: string }> {
-  checkInput(input);
-  const url = await checkWebhookUrl(input.url, deps.allowPrivateAddresses, deps.resolveHost);
+  checkEndpointFields(input, { username: input.basicAuthUsername, hasPassword: Boolean(input.basicAuthPassword) });
+  const url = await checkWebhookUrl(input.url, await privateAddressesAllowed(deps, input.projectId), deps.resolveHost);
   const id = newId('whe');
   const signingSecret = newSigningSecret();
   const now = deps.now();

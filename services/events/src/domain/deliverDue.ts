@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retrySchedule.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster } from './ports.js';
+import type { DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
+import { privateAddressesAllowed } from './projectSettings.js';
 import { openSecret, secretAad } from './sealSecret.js';
 
 export interface DeliveryWorkerDeps {
@@ -9,6 +10,8 @@ export interface DeliveryWorkerDeps {
   post: WebhookPoster;
   masterKey: Buffer;
   allowPrivateAddresses: boolean;
+  /** Per-project settings: an operator's private-address allowance, read at every attempt. */
+  settings: WebhookProjectSettingsStore;
   /** Delays after each failed attempt (retrySchedule.ts). */
   retryDelaysSeconds: readonly number[];
   /** This replica's lease owner ID. */
@@ -18,8 +21,18 @@ export interface DeliveryWorkerDeps {
   now: () => Date;
 }
 
-/** The headers of one attempt: the hosted service's, basic auth, custom headers, and a fresh Standard Webhooks signature. */
-export function deliveryHeaders(endpoint: WebhookEndpointRecord, delivery: Pick<DeliveryRecord, 'eventId' | 'type' | 'body'>, signingSecret: string, basicAuthPassword: string | null, now: Date): Record<string, string> {
+/**
+ * The headers of one attempt: the hosted service's, basic auth, custom headers, and a fresh
+ * Standard Webhooks signature per valid secret (during a rotation's overlap two, space-separated
+ * as the standard specifies: a receiver holding either secret verifies).
+ */
+export function deliveryHeaders(
+  endpoint: WebhookEndpointRecord,
+  delivery: Pick<DeliveryRecord, 'eventId' | 'type' | 'body'>,
+  signingSecrets: string | readonly string[],
+  basicAuthPassword: string | null,
+  now: Date,
+): Record<string, string> {
   const headers: Record<string, string> = { ...endpoint.customHeaders };
   headers['content-type'] = 'application/json';
   headers['x-corbado-webhook-event'] = delivery.type;
@@ -28,7 +41,7 @@ export function deliveryHeaders(endpoint: WebhookEndpointRecord, delivery: Pick<
   }
   headers['webhook-id'] = delivery.eventId;
   headers['webhook-timestamp'] = String(Math.floor(now.getTime() / 1000));
-  headers['webhook-signature'] = new Webhook(signingSecret).sign(delivery.eventId, now, delivery.body);
+  headers['webhook-signature'] = (typeof signingSecrets === 'string' ? [signingSecrets] : signingSecrets).map((s) => new Webhook(s).sign(delivery.eventId, now, delivery.body)).join(' ');
   return headers;
 }
 
@@ -47,9 +60,15 @@ export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
     await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'failed', finishedAt: start });
     return true;
   }
-  const signingSecret = openSecret(deps.masterKey, secretAad(endpoint.projectId, endpoint._id, 'signing'), endpoint.signingSecret);
+  const signingAad = secretAad(endpoint.projectId, endpoint._id, 'signing');
+  const signingSecrets = [openSecret(deps.masterKey, signingAad, endpoint.signingSecret)];
+  // The previous secret signs too while its overlap runs; after it, it is ignored (and swept).
+  if (endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > start) {
+    signingSecrets.push(openSecret(deps.masterKey, signingAad, endpoint.previousSigningSecret));
+  }
   const password = endpoint.basicAuthPassword ? openSecret(deps.masterKey, secretAad(endpoint.projectId, endpoint._id, 'basic'), endpoint.basicAuthPassword) : null;
-  const result = await deps.post(endpoint.url, deliveryHeaders(endpoint, delivery, signingSecret, password, start), delivery.body, deps.allowPrivateAddresses);
+  const allowPrivate = await privateAddressesAllowed(deps, endpoint.projectId);
+  const result = await deps.post(endpoint.url, deliveryHeaders(endpoint, delivery, signingSecrets, password, start), delivery.body, allowPrivate);
   const end = deps.now();
   const attempt: DeliveryAttempt = { at: start, status: result.status, durationMs: end.getTime() - start.getTime(), ...(result.error ? { error: result.error } : {}) };
   const attempts = delivery.attempts + 1;

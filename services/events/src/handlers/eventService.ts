@@ -1,13 +1,16 @@
 /** EventService handlers: request ⇄ domain, the project from the authenticated call. */
 import type { ServiceImpl } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
-import { EventService, WebhookEndpointSchema } from '../../../../gen/passkeyauth/events/v1/event_service_pb.js';
+import { EventService, ListWebhookDeliveriesResponseSchema, WebhookEndpointSchema } from '../../../../gen/passkeyauth/events/v1/event_service_pb.js';
 import { projectOf } from '../../../runtime/context.js';
 import { invalidArgument } from '../../../runtime/errors.js';
 import { createWebhookEndpoint, type EndpointDeps } from '../domain/createWebhookEndpoint.js';
-import { deleteWebhookEndpoint, describeEndpoint, listWebhookEndpoints } from '../domain/manageWebhookEndpoints.js';
+import { listWebhookDeliveries } from '../domain/listWebhookDeliveries.js';
+import { deleteWebhookEndpoint, describeEndpoint, findWebhookEndpoint, listWebhookEndpoints } from '../domain/manageWebhookEndpoints.js';
 import type { DeliveryStore } from '../domain/ports.js';
 import { publishEvents, type PublishedEvent } from '../domain/publishEvents.js';
+import { rotateSigningSecret } from '../domain/rotateSigningSecret.js';
+import { updateWebhookEndpoint } from '../domain/updateWebhookEndpoint.js';
 
 export type EventServiceDeps = EndpointDeps & { deliveries: DeliveryStore };
 
@@ -30,7 +33,32 @@ export function eventServiceImpl(deps: EventServiceDeps): ServiceImpl<typeof Eve
         subscribedEvents: req.subscribedEvents,
         customHeaders: req.customHeaders,
       });
-      return { webhookEndpoint: create(WebhookEndpointSchema, { ...describeEndpoint(record), signingSecret }) };
+      return { webhookEndpoint: create(WebhookEndpointSchema, { ...describeEndpoint(record, deps.now()), signingSecret }) };
+    },
+    async getWebhookEndpoint(req, ctx) {
+      return { webhookEndpoint: create(WebhookEndpointSchema, describeEndpoint(await findWebhookEndpoint(deps, projectOf(ctx), req.webhookEndpointId), deps.now())) };
+    },
+    async updateWebhookEndpoint(req, ctx) {
+      const record = await updateWebhookEndpoint(deps, {
+        projectId: projectOf(ctx),
+        endpointId: req.webhookEndpointId,
+        url: req.url,
+        basicAuthUsername: req.basicAuthUsername,
+        basicAuthPassword: req.basicAuthPassword,
+        subscribedEvents: req.subscribedEvents,
+        customHeaders: req.customHeaders,
+        removeCustomHeaders: req.removeCustomHeaders,
+        enabled: req.enabled,
+      });
+      return { webhookEndpoint: create(WebhookEndpointSchema, describeEndpoint(record, deps.now())) };
+    },
+    async rotateWebhookSigningSecret(req, ctx) {
+      const { record, signingSecret } = await rotateSigningSecret(deps, { projectId: projectOf(ctx), endpointId: req.webhookEndpointId, overlapSeconds: req.overlapSeconds });
+      return { webhookEndpoint: create(WebhookEndpointSchema, { ...describeEndpoint(record, deps.now()), signingSecret }) };
+    },
+    async listWebhookDeliveries(req, ctx) {
+      const list = await listWebhookDeliveries(deps, { projectId: projectOf(ctx), endpointId: req.webhookEndpointId, filter: req.filter, sort: req.sort, page: req.page, pageSize: req.pageSize });
+      return create(ListWebhookDeliveriesResponseSchema, { deliveries: list.items, paging: list.paging });
     },
     async listWebhookEndpoints(_req, ctx) {
       return { webhookEndpoints: (await listWebhookEndpoints(deps, projectOf(ctx))).map((v) => create(WebhookEndpointSchema, v)) };

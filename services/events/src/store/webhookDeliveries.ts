@@ -1,5 +1,5 @@
 /** The webhook_deliveries collection (events service): one document per event and endpoint. */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -32,6 +32,17 @@ export interface DeliveryRecord {
   finishedAt?: Date;
 }
 
+/** The storage-neutral query of an endpoint's delivery log (parsed in domain/listWebhookDeliveries.ts). */
+export interface DeliveryListQuery {
+  status?: DeliveryStatus;
+  type?: string;
+  eventId?: string;
+  /** By creation time (then ID). */
+  direction: 'asc' | 'desc';
+  page: number;
+  pageSize: number;
+}
+
 export interface DeliveryStore {
   /** Inserts each delivery unless one with its ID exists; answers how many were new. */
   insertNew(records: DeliveryRecord[]): Promise<number>;
@@ -44,6 +55,8 @@ export interface DeliveryStore {
     attempt: DeliveryAttempt,
     outcome: { status: DeliveryStatus; nextAttemptAt?: Date; finishedAt?: Date },
   ): Promise<boolean>;
+  /** One page of an endpoint's deliveries and how many match. */
+  listForEndpoint(projectId: string, endpointId: string, query: DeliveryListQuery): Promise<{ items: DeliveryRecord[]; total: number }>;
   /** Fails the pending deliveries of a deleted endpoint. */
   failForEndpoint(projectId: string, endpointId: string, now: Date): Promise<number>;
 }
@@ -84,6 +97,19 @@ export function mongoDeliveryStore(db: Db): DeliveryStore {
       );
       return result.modifiedCount === 1;
     },
+    async listForEndpoint(projectId, endpointId, query) {
+      // An event ID names one delivery of this endpoint: its _id (a point look-up).
+      const filter: Filter<DeliveryRecord> = { projectId, endpointId };
+      if (query.eventId !== undefined) filter._id = `${query.eventId}:${endpointId}`;
+      if (query.status) filter.status = query.status;
+      if (query.type !== undefined) filter.type = query.type;
+      const order = query.direction === 'asc' ? 1 : -1;
+      const [items, total] = await Promise.all([
+        coll.find(filter).sort({ createdAt: order, _id: order }).skip((query.page - 1) * query.pageSize).limit(query.pageSize).toArray(),
+        coll.countDocuments(filter),
+      ]);
+      return { items, total };
+    },
     async failForEndpoint(projectId, endpointId, now) {
       const result = await coll.updateMany({ projectId, endpointId, status: 'pending' }, { $set: { status: 'failed', finishedAt: now }, $unset: { leaseOwner: '', leaseUntil: '' } });
       return result.modifiedCount;
@@ -95,7 +121,12 @@ export const deliveryIndexes: IndexPlan = {
   webhook_deliveries: [
     // The worker's claim: pending deliveries by due time.
     { key: { status: 1, nextAttemptAt: 1 }, name: 'status_due' },
-    { key: { projectId: 1, endpointId: 1, status: 1 }, name: 'project_endpoint_status' },
+    // An endpoint's log (GET …/deliveries) in creation order, unfiltered, by status (also: a deleted
+    // endpoint's pending deliveries) or by event type. A filter on both uses one and checks the other
+    // on an endpoint's deliveries only, which the TTL bounds to 14 days.
+    { key: { projectId: 1, endpointId: 1, createdAt: 1, _id: 1 }, name: 'project_endpoint_created' },
+    { key: { projectId: 1, endpointId: 1, status: 1, createdAt: 1, _id: 1 }, name: 'project_endpoint_status_created' },
+    { key: { projectId: 1, endpointId: 1, type: 1, createdAt: 1, _id: 1 }, name: 'project_endpoint_type_created' },
     { key: { finishedAt: 1 }, name: 'finished_ttl', expireAfterSeconds: RETENTION_SECONDS },
   ],
 };

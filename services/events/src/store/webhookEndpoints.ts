@@ -18,15 +18,33 @@ export interface WebhookEndpointRecord {
   /** Sealed basic-auth password; absent without basic auth. */
   basicAuthPassword?: SealedSecret;
   signingSecret: SealedSecret;
+  /** The secret before the last rotation, still valid (deliveries carry both signatures) until previousSecretExpiresAt. */
+  previousSigningSecret?: SealedSecret;
+  previousSecretExpiresAt?: Date;
   subscribedEvents: string[];
   customHeaders: Record<string, string>;
   enabled: boolean;
-  /** Why deliveries stopped: `gone` (answered 410) or `failing` (no success for a day). */
-  disabledReason?: 'gone' | 'failing';
+  /** Why deliveries stopped: `gone` (answered 410), `failing` (no success for a day) or `manual` (an update disabled it). */
+  disabledReason?: 'gone' | 'failing' | 'manual';
   /** The first failure since the last success; cleared by a success. */
   failingSince?: Date;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What an update writes: fields to set and fields to remove, in one guarded write. */
+export interface EndpointChange {
+  set: Partial<Pick<WebhookEndpointRecord, 'url' | 'basicAuthUsername' | 'basicAuthPassword' | 'subscribedEvents' | 'customHeaders' | 'enabled' | 'disabledReason'>> & { updatedAt: Date };
+  unset: ('basicAuthPassword' | 'disabledReason' | 'failingSince')[];
+}
+
+/** A rotation: the new sealed secret and, for an overlap, the current one kept until `previousExpiresAt`. */
+export interface SecretRotation {
+  /** The `iv` of the secret the caller read: the write happens only if it is still the current one. */
+  currentIv: string;
+  next: SealedSecret;
+  previous: { secret: SealedSecret; expiresAt: Date } | null;
+  now: Date;
 }
 
 export interface WebhookEndpointStore {
@@ -37,6 +55,12 @@ export interface WebhookEndpointStore {
   listSubscribed(projectId: string, type: string): Promise<WebhookEndpointRecord[]>;
   find(projectId: string, endpointId: string): Promise<WebhookEndpointRecord | null>;
   delete(projectId: string, endpointId: string): Promise<boolean>;
+  /** Applies an update; answers the record after it, or null when the endpoint does not exist. */
+  update(projectId: string, endpointId: string, change: EndpointChange): Promise<WebhookEndpointRecord | null>;
+  /** Replaces the signing secret if it is still the one read; null when it is not (or the endpoint is gone). */
+  rotateSigningSecret(projectId: string, endpointId: string, rotation: SecretRotation): Promise<WebhookEndpointRecord | null>;
+  /** Removes previous secrets whose overlap ended (any project); answers how many. */
+  dropExpiredPreviousSecrets(now: Date): Promise<number>;
   /** Clears failingSince after a success. */
   markSucceeded(projectId: string, endpointId: string, now: Date): Promise<void>;
   /** Sets failingSince unless set; disables when `disableIfFailingBefore` is after it (or `gone`). Answers the updated record. */
@@ -92,6 +116,24 @@ export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
       await counters.updateOne({ _id: counterId(projectId), projectId, [COUNTER]: { $gt: 0 } }, { $inc: { [COUNTER]: -1 } });
       return true;
     },
+    update(projectId, endpointId, change) {
+      const unset = Object.fromEntries(change.unset.map((f) => [f, '' as const]));
+      return coll.findOneAndUpdate({ _id: endpointId, projectId }, { $set: change.set, ...(change.unset.length ? { $unset: unset } : {}) }, { returnDocument: 'after' });
+    },
+    rotateSigningSecret(projectId, endpointId, r) {
+      // Guarded by the current secret's IV: of two concurrent rotations one writes, and neither
+      // keeps a "previous" secret the other already replaced.
+      const keep = r.previous ? { previousSigningSecret: r.previous.secret, previousSecretExpiresAt: r.previous.expiresAt } : {};
+      return coll.findOneAndUpdate(
+        { _id: endpointId, projectId, 'signingSecret.iv': r.currentIv },
+        { $set: { signingSecret: r.next, updatedAt: r.now, ...keep }, ...(r.previous ? {} : { $unset: { previousSigningSecret: '', previousSecretExpiresAt: '' } }) },
+        { returnDocument: 'after' },
+      );
+    },
+    async dropExpiredPreviousSecrets(now) {
+      const result = await coll.updateMany({ previousSecretExpiresAt: { $lte: now } }, { $unset: { previousSigningSecret: '', previousSecretExpiresAt: '' } });
+      return result.modifiedCount;
+    },
     async markSucceeded(projectId, endpointId, now) {
       await coll.updateOne({ _id: endpointId, projectId, failingSince: { $exists: true } }, { $unset: { failingSince: '' }, $set: { updatedAt: now } });
     },
@@ -113,6 +155,10 @@ export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
 }
 
 export const webhookEndpointIndexes: IndexPlan = {
-  webhook_endpoints: [{ key: { projectId: 1, subscribedEvents: 1 }, name: 'project_events' }],
+  webhook_endpoints: [
+    { key: { projectId: 1, subscribedEvents: 1 }, name: 'project_events' },
+    // The sweep that drops previous signing secrets after their overlap.
+    { key: { previousSecretExpiresAt: 1 }, name: 'previous_secret_expiry' },
+  ],
   webhook_endpoint_counts: [],
 };
