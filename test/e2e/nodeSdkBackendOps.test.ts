@@ -34,8 +34,6 @@ import {
   UsersApi,
   UserStatus,
   type ClientInformation,
-  type PasskeyAppendFinishReq,
-  type PasskeyAppendStartReq,
   type SocialAccountCreateReq,
 } from '../../node_modules/@corbado/node-sdk/esm/generated/index.js';
 import { SoftAuthenticator, type SoftCredential } from '../kit/softAuthenticator.js';
@@ -122,17 +120,15 @@ async function newUser(c: Clients, fullName: string, email: string): Promise<str
 }
 
 /**
- * B2 → authenticator → B3 through the SDK's PasskeysApi. Our interface requires B2's `situation`
- * and B3's `trackingID`, which SDK 3.0.2's models lack; the generated client sends what it is given.
+ * B2 → authenticator → B3 through the SDK's PasskeysApi with exactly its models (no `situation`,
+ * no `trackingID`: SDK 3.0.2 sends neither, and the gateway takes both as optional).
  */
 async function register(userID: string, username: string): Promise<{ auth: SoftAuthenticator; credential: SoftCredential }> {
   const auth = new SoftAuthenticator({ flags: { be: true } });
-  const startReq: PasskeyAppendStartReq = { userID, processID: 'proc-append', username, clientInformation, passkeyIntelFlags: { forcePasskeyAppend: false } };
-  const start = (await a.passkeys.passkeyAppendStart({ ...startReq, situation: 'default' } as PasskeyAppendStartReq)).data;
+  const start = (await a.passkeys.passkeyAppendStart({ userID, processID: 'proc-append', username, clientInformation, passkeyIntelFlags: { forcePasskeyAppend: false } })).data;
   expect(start.appendAllow).toBe(true);
   const { json, credential } = auth.createFromOptions(start.attestationOptions, ORIGIN);
-  const finishReq: PasskeyAppendFinishReq = { userID, processID: 'proc-append', attestationResponse: JSON.stringify(json), clientInformation };
-  const finish = (await a.passkeys.passkeyAppendFinish({ ...finishReq, trackingID: 'trk-append' } as PasskeyAppendFinishReq)).data;
+  const finish = (await a.passkeys.passkeyAppendFinish({ userID, processID: 'proc-append', attestationResponse: JSON.stringify(json), clientInformation })).data;
   expect(finish.passkeyData.userID).toBe(userID);
   return { auth, credential };
 }
@@ -244,10 +240,32 @@ describe('PasskeyEventsApi', () => {
     const ev = (await a.passkeyEvents.passkeyEventCreate(userID, { eventType: PasskeyEventType.UserLoginBlacklisted, expires: Math.floor(Date.now() / 1000) + 600 })).data;
     const refused = (await loginStart(userID)).data;
     expect(refused.loginAllow).toBe(false);
-    // Our B4 answers the interface's decisionInsights; SDK 3.0.2's model reads the older top-level decisionTag.
-    expect((refused as unknown as { decisionInsights: { tag: string } }).decisionInsights.tag).toBe('user-login-blacklisted');
+    expect(refused.decisionTag).toBe('user-login-blacklisted');
+    expect(refused.credentialCount).toBe(1);
     await a.passkeyEvents.passkeyEventDelete(userID, ev.passkeyEventID);
     expect((await loginStart(userID)).data.loginAllow).toBe(true);
+  });
+});
+
+describe('PasskeysApi (B2–B7) with the SDK\'s own models', () => {
+  it('reads the reference\'s flat fields of B2 and B4, and logs in with B4/B5 and B6/B7', async () => {
+    const userID = await newUser(a, 'Annie Easley', 'annie@example.com');
+    const append = (await a.passkeys.passkeyAppendStart({ userID, processID: 'proc-a', username: 'annie@example.com', clientInformation, passkeyIntelFlags: { forcePasskeyAppend: false } })).data;
+    expect(append).toMatchObject({ appendAllow: true, decisionTag: 'user-no-pks', credentialCount: 0, attestationOptions: expect.any(String) });
+    expect(append.detectionTags).toContainEqual({ category: 'passkey', name: 'user-no-passkeys' });
+    const { auth, credential } = await register(userID, 'annie@example.com');
+
+    const start = (await loginStart(userID)).data;
+    expect(start).toMatchObject({ loginAllow: true, credentialCount: 1, isCDACandidate: false, decisionTag: expect.any(String) });
+    expect(start.detectionTags).toContainEqual({ category: 'passkey', name: 'user-has-passkeys' });
+    const finish = (await a.passkeys.passkeyLoginFinish({ userID, processID: 'proc-login', assertionResponse: JSON.stringify(auth.getFromOptions(start.assertionOptions, credential, ORIGIN)), clientInformation })).data;
+    expect(finish.passkeyData).toMatchObject({ userID, username: 'annie@example.com', challengeID: expect.stringMatching(/^pch-/) });
+
+    const mediation = (await a.passkeys.passkeyMediationStart({ clientInformation })).data;
+    expect(mediation.loginAllow).toBe(true);
+    const assertion = auth.getFromOptions(mediation.assertionOptions, credential, ORIGIN);
+    const mediated = (await a.passkeys.passkeyMediationFinish({ assertionResponse: JSON.stringify(assertion), clientInformation, processID: 'proc-mediation' })).data;
+    expect(mediated.passkeyData).toMatchObject({ id: finish.passkeyData.id, userID });
   });
 });
 
