@@ -20,6 +20,8 @@ import {
   AuthEventMethod,
   AuthEventsApi,
   AuthEventStatus,
+  ChallengesApi,
+  ConnectTokensApi,
   AuthEventType,
   LongSessionStatus,
   PasskeyChallengesApi,
@@ -64,6 +66,8 @@ interface Clients {
   passkeyChallenges: PasskeyChallengesApi;
   passkeys: PasskeysApi;
   projectConfig: ProjectConfigApi;
+  challenges: ChallengesApi;
+  connectTokens: ConnectTokensApi;
 }
 
 function clientsOf(project: ProjectJson): Clients {
@@ -80,6 +84,8 @@ function clientsOf(project: ProjectJson): Clients {
     passkeyChallenges: new PasskeyChallengesApi(undefined, '', axios),
     passkeys: new PasskeysApi(undefined, '', axios),
     projectConfig: new ProjectConfigApi(undefined, '', axios),
+    challenges: new ChallengesApi(undefined, '', axios),
+    connectTokens: new ConnectTokensApi(undefined, '', axios),
   };
 }
 
@@ -335,5 +341,30 @@ describe('ProjectConfigApi.projectConfigUpdateCNAME', () => {
     expect(ok).toEqual({ httpStatusCode: 200, message: 'OK', requestData: { requestID: expect.any(String), link: expect.any(String) }, runtime: expect.any(Number) });
     expect((await stack.db.collection('projects').findOne({ _id: A.projectID } as never))!.cname).toBe('login.example.com');
     expect(await failure(a.projectConfig.projectConfigUpdateCNAME({ cname: 'https://login.example.com' }))).toMatchObject({ status: 400, fields: ['cname'] });
+  });
+});
+
+describe('the other generated clients, for completeness', () => {
+  it('ChallengesApi, ConnectTokensApi and UsersApi.credentialList/credentialDelete read our answers', async () => {
+    const userID = await newUser(a, 'Mary Golda Ross', 'mary@example.com');
+    const challenge = (await a.challenges.challengeCreate(userID, { challengeType: 'email_otp', identifierValue: 'mary@example.com', clientInformation })).data;
+    expect(challenge).toMatchObject({ challengeID: expect.stringMatching(/^cha-/), type: 'email_otp', identifierValue: 'mary@example.com', status: 'pending', value: expect.stringMatching(/^[0-9]{6}$/) });
+    const verified = (await a.challenges.challengeUpdate(userID, challenge.challengeID, { value: challenge.value })).data;
+    expect(verified).toMatchObject({ challengeID: challenge.challengeID, status: 'completed' });
+
+    const token = (await a.connectTokens.connectTokenCreate({ type: 'passkey-append', data: { identifier: 'mary@example.com', displayName: 'Mary' } })).data;
+    expect(token).toMatchObject({ id: expect.any(String), tokenType: 'passkey-append', connectTokenStatus: 'initial', secret: expect.any(String), expires: expect.any(Number) });
+    const tokens = (await a.connectTokens.connectTokenList(undefined, ['identifier:eq:mary@example.com'])).data;
+    expect(tokens.connectTokens.map((t) => t.id)).toEqual([token.id]);
+    expect(tokens.paging).toMatchObject({ page: 1, totalItems: 1 });
+    expect((await a.connectTokens.connectTokenUpdate(token.id, { status: 'consumed' })).data).toMatchObject({ httpStatusCode: 200 });
+    expect((await a.connectTokens.connectTokenDelete(token.id)).data).toMatchObject({ httpStatusCode: 200 });
+
+    await register(userID, 'mary@example.com');
+    const creds = (await a.users.credentialList(userID, 'created:desc', undefined, 1, 10)).data;
+    expect(creds.paging).toEqual({ page: 1, totalPages: 1, totalItems: 1 });
+    expect(creds.credentials[0]).toMatchObject({ id: expect.stringMatching(/^cre-/), status: 'active', backupEligible: true, transport: expect.any(Array), created: expect.stringMatching(TIMESTAMP) });
+    expect((await a.users.credentialDelete(userID, creds.credentials[0].id)).data).toMatchObject({ httpStatusCode: 200 });
+    expect((await a.users.credentialList(userID)).data.paging.totalItems).toBe(0);
   });
 });
