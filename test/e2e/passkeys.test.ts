@@ -214,7 +214,9 @@ describe('B2/B3 passkey append', () => {
     const userID = await createUser();
     const r = await appendStart(userID);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['appendAllow', 'attestationOptions', 'decisionInsights', 'detectionInsights']);
+    // The interface's shape, and beside it the reference's flat fields the published Node SDK reads, with the same facts.
+    expect(Object.keys(r.body).sort()).toEqual(['appendAllow', 'attestationOptions', 'credentialCount', 'decisionInsights', 'decisionTag', 'detectionInsights', 'detectionTags']);
+    expect({ decisionTag: r.body.decisionTag, detectionTags: r.body.detectionTags, credentialCount: r.body.credentialCount }).toEqual({ decisionTag: r.body.decisionInsights.tag, detectionTags: r.body.detectionInsights.tags, credentialCount: 0 });
     expect(r.body.appendAllow).toBe(true);
     expect(typeof r.body.attestationOptions).toBe('string');
 
@@ -351,7 +353,14 @@ describe('B4/B5 passkey login', () => {
     const { userID, synced, local } = await userWithTwoPasskeys();
     const r = await loginStart(userID);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['assertionOptions', 'decisionInsights', 'detectionInsights', 'loginAllow']);
+    // The interface's shape, and beside it the reference's flat fields the published Node SDK reads, with the same facts.
+    expect(Object.keys(r.body).sort()).toEqual(['assertionOptions', 'credentialCount', 'decisionInsights', 'decisionTag', 'detectionInsights', 'detectionTags', 'isCDACandidate', 'loginAllow']);
+    expect({ decisionTag: r.body.decisionTag, detectionTags: r.body.detectionTags, credentialCount: r.body.credentialCount, isCDACandidate: r.body.isCDACandidate }).toEqual({
+      decisionTag: r.body.decisionInsights.tag,
+      detectionTags: r.body.detectionInsights.tags,
+      credentialCount: 2,
+      isCDACandidate: r.body.decisionInsights.isCDACandidate,
+    });
     expect(r.body.loginAllow).toBe(true);
     const options = JSON.parse(r.body.assertionOptions);
     expect(Object.keys(options)).toEqual(['publicKey']);

@@ -67,6 +67,20 @@ describe('StartAppend (B2)', () => {
     expect(env.insights.appendInputs[0].client).toMatchObject({ userAgent: expect.stringContaining('Chrome'), uvpaAvailable: true, clientEnvHandle: 'handle-1' });
   });
 
+  it('answers the reference\'s flat fields beside the insights, and takes a start without situation and a finish without trackingID (the Node SDK 3.x sends neither)', async () => {
+    await registered(env.client);
+    const r = await env.client.startAppend({ userId: 'usr-1', processId: 'proc-sdk', username: 'ada@example.com', clientInformation: clientInformation(), passkeyIntelFlags: {} }, as('pro-1'));
+    expect(env.insights.appendInputs.at(-1)).toMatchObject({ situation: 'default' });
+    expect((await sessions().findOne({ processId: 'proc-sdk' }))!.situation).toBe('default');
+    expect({ decisionTag: r.decisionTag, credentialCount: r.credentialCount, detectionTags: r.detectionTags }).toEqual({ decisionTag: 'test-allow', credentialCount: 1, detectionTags: r.detectionInsights!.tags });
+    expect(r.detectionTags.length).toBeGreaterThan(0);
+    const { json } = new SoftAuthenticator().createFromOptions(r.attestationOptions, ORIGIN);
+    const { trackingId: _omitted, ...request } = finishAppendRequest({ processId: 'proc-sdk' }, JSON.stringify(json));
+    const done = await env.client.finishAppend(request, as('pro-1'));
+    expect(done.passkeyData?.userId).toBe('usr-1');
+    expect((await credentials().countDocuments({ userId: 'usr-1' }))).toBe(2);
+  });
+
   it('still returns options when the insights advise against the append', async () => {
     const r = await env.client.startAppend(
       { userId: 'usr-1', processId: 'p', username: 'ada', clientInformation: clientInformation({ userVerifyingPlatformAuthenticatorAvailable: false }), passkeyIntelFlags: {}, situation: 'default' },

@@ -46,6 +46,14 @@ describe('StartLogin (B4)', () => {
 
     expect(r.decisionInsights).toMatchObject({ tag: 'test-login', isCdaCandidate: false, experiments: ['exp-a'], preferImmediatelyAvailable: false });
     expect(r.detectionInsights?.credentialIds).toEqual([a.finished.passkeyData!.id, b.finished.passkeyData!.id]);
+    // The reference's flat fields (the published Node SDK's passkeyLoginStartRsp) carry the same facts.
+    expect({ decisionTag: r.decisionTag, isCdaCandidate: r.isCdaCandidate, credentialCount: r.credentialCount, detectionTags: r.detectionTags }).toEqual({
+      decisionTag: 'test-login',
+      isCdaCandidate: false,
+      credentialCount: 2,
+      detectionTags: r.detectionInsights!.tags,
+    });
+    expect(r.detectionTags.length).toBeGreaterThan(0);
     expect(env.insights.loginInputs[0]).toMatchObject({ projectId: 'pro-1', userId: 'usr-1', strategy: 'standard' });
     expect(env.insights.loginInputs[0].passkeys.map((p) => p.id)).toEqual([a.finished.passkeyData!.id, b.finished.passkeyData!.id]);
     expect(env.insights.eventTypes().at(-1)).toBe('login-started');

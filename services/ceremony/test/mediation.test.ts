@@ -72,6 +72,15 @@ describe('FinishMediation (B7)', () => {
     expect(await env.store.db.collection('credentials').findOne({})).toMatchObject({ counter: 1 });
   });
 
+  it('takes a finish without trackingID (the published Node SDK 3.x sends none)', async () => {
+    const reg = await registered(env.client);
+    const start = await startMediation('proc-sdk');
+    const json = reg.auth.getFromOptions(start.assertionOptions, reg.credential, ORIGIN);
+    const r = await env.client.finishMediation({ assertionResponse: JSON.stringify(json), clientInformation: clientInformation(), processId: 'proc-sdk' }, as('pro-1'));
+    expect(r.passkeyData).toMatchObject({ id: reg.finished.passkeyData!.id, userId: 'usr-1' });
+    expect(env.insights.events.at(-1)).toMatchObject({ type: 'mediation-succeeded', trackingId: undefined });
+  });
+
   it('a mediation started without a process may be finished by any process; one started with a process only by it', async () => {
     const reg = await registered(env.client);
     await expect((await mediate(reg.auth, reg.credential, { finishProcess: 'any' })).finish).resolves.toMatchObject({ passkeyData: { userId: 'usr-1' } });

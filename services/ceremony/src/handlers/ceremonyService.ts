@@ -54,13 +54,15 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
           askForConditionalCreate: flags.askForConditionalCreate,
           askForInAppAppend: flags.askForInAppAppend,
         },
-        situation: req.situation,
+        // The published Node SDK (3.x) sends no situation: the reference's append has only the default one.
+        situation: req.situation || 'default',
       });
       const { appendAllow, detection, decision } = started.insights;
       return create(StartAppendResponseSchema, {
         appendAllow,
         attestationOptions: started.attestationOptions,
         detectionInsights: detectionMessage(detection),
+        ...referenceInsights(detection, decision.tag),
         decisionInsights: {
           tag: decision.tag,
           isRestrictedBrowser: decision.isRestrictedBrowser,
@@ -77,7 +79,7 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
         projectId: projectOf(ctx),
         userId: req.userId,
         processId: req.processId,
-        trackingId: req.trackingId,
+        trackingId: req.trackingId || undefined,
         attestationResponse: req.attestationResponse,
         client: toClientContext(req.clientInformation),
         sendNotification: req.sendNotification ?? false,
@@ -98,6 +100,8 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
         loginAllow,
         assertionOptions: started.assertionOptions,
         detectionInsights: detectionMessage(detection),
+        ...referenceInsights(detection, decision.tag),
+        isCdaCandidate: decision.isCDACandidate,
         decisionInsights: {
           tag: decision.tag,
           isCdaCandidate: decision.isCDACandidate,
@@ -133,7 +137,7 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
       const done = await finishMediation(deps, {
         projectId: projectOf(ctx),
         processId: req.processId,
-        trackingId: req.trackingId,
+        trackingId: req.trackingId || undefined,
         assertionResponse: req.assertionResponse,
         client: toClientContext(req.clientInformation),
         signPasskeyData: req.signPasskeyData ?? false,
@@ -178,6 +182,15 @@ export function ceremonyServiceImpl(deps: CeremonyDomainDeps): ServiceImpl<typeo
       return create(RecordClientEventResponseSchema, { recordedAs });
     },
   };
+}
+
+/**
+ * The reference's flat fields of B2 and B4 (detectionTags, decisionTag, credentialCount), which the
+ * published Node SDK's models read, answered beside the interface's detectionInsights and
+ * decisionInsights (the same facts, so a client reading either agrees).
+ */
+function referenceInsights(d: DetectionInsights, decisionTag: string) {
+  return { detectionTags: d.tags.map((t) => ({ category: t.category, name: t.name })), decisionTag, credentialCount: d.credentialIds.length };
 }
 
 function detectionMessage(d: DetectionInsights): MessageInitShape<typeof DetectionInsightsSchema> {
