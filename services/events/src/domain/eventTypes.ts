@@ -1,5 +1,18 @@
-/** The event types an endpoint may subscribe to: the hosted service's six (ours follow in later steps). */
-export const EVENT_TYPES = ['user.created', 'user.updated', 'user.deleted', 'passkey.created', 'passkey.deleted', 'passkey-login.completed'] as const;
+/**
+ * The event types an endpoint may subscribe to: the hosted service's six, then ours
+ * (passkey-login.failed, passkey.clone-detected: ceremony; challenge.locked: challenge).
+ */
+export const EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'passkey.created',
+  'passkey.deleted',
+  'passkey-login.completed',
+  'passkey-login.failed',
+  'passkey.clone-detected',
+  'challenge.locked',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: string): value is EventType {
