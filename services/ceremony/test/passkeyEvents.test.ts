@@ -30,7 +30,9 @@ beforeEach(async () => {
 
 /** What support.ts's clientInformation() describes: a Mac with Chrome. */
 const CLIENT = { ip: '::ffff:172.18.0.1', os: 'macOS', browser: 'Chrome' };
-const stored = async () => (await env.store.db.collection('credentials').findOne({}))!;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const credentials = () => env.store.db.collection<{ _id: string; [field: string]: any }>('credentials');
+const stored = async () => (await credentials().findOne({}))!;
 const eventsOf = (type: string) => env.events.events.filter((e) => e.type === type);
 
 /** The IDs and the hosted service's `credential` object of a stored passkey. */
@@ -62,7 +64,7 @@ describe('passkey.created', () => {
     expect(env.events.events).toEqual([]);
     env.events.failWith = new Error('store unavailable');
     await expect((await appendPasskey(env.client, { userId: 'usr-2' })).finish).rejects.toThrow();
-    expect(await env.store.db.collection('credentials').countDocuments({ userId: 'usr-2' })).toBe(0);
+    expect(await credentials().countDocuments({ userId: 'usr-2' })).toBe(0);
   });
 });
 
@@ -73,7 +75,7 @@ describe('passkey.deleted', () => {
     env.events.events = [];
     await env.client.deleteCredential({ userId: 'usr-1', credentialId: data.passkeyID }, as('pro-1'));
     expect(env.events.events).toEqual([{ projectId: 'pro-1', type: 'passkey.deleted', data }]);
-    expect(await env.store.db.collection('credentials').countDocuments({})).toBe(0);
+    expect(await credentials().countDocuments({})).toBe(0);
   });
 
   it('is not recorded for a passkey that is not there, and the passkey stays when the event cannot be written', async () => {
@@ -87,7 +89,7 @@ describe('passkey.deleted', () => {
     expect(env.events.events).toEqual([]);
     env.events.failWith = new Error('store unavailable');
     await expect(env.client.deleteCredential({ userId: 'usr-1', credentialId: passkeyID }, as('pro-1'))).rejects.toThrow();
-    expect(await env.store.db.collection('credentials').countDocuments({ _id: passkeyID as never })).toBe(1);
+    expect(await credentials().countDocuments({ _id: passkeyID })).toBe(1);
   });
 
   it('is not recorded for the passkeys removed with their user: user.deleted says it', async () => {
@@ -229,7 +231,7 @@ describe('the confirmer of entries left prepared', () => {
     expect(await confirm()(entry('passkey.deleted', { passkeyID, credentialID }))).toBe(false);
     // The credential ID registered again as another passkey: the deleted one is gone.
     expect(await confirm()(entry('passkey.deleted', { passkeyID: 'cre-1', credentialID }))).toBe(true);
-    await env.store.db.collection('credentials').deleteMany({});
+    await credentials().deleteMany({});
     expect(await confirm()(entry('passkey.deleted', { passkeyID, credentialID }))).toBe(true);
   });
 
