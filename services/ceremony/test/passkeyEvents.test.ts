@@ -30,7 +30,6 @@ beforeEach(async () => {
 
 /** What support.ts's clientInformation() describes: a Mac with Chrome. */
 const CLIENT = { ip: '::ffff:172.18.0.1', os: 'macOS', browser: 'Chrome' };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const credentials = () => env.store.db.collection<{ _id: string; [field: string]: any }>('credentials');
 const stored = async () => (await credentials().findOne({}))!;
 const eventsOf = (type: string) => env.events.events.filter((e) => e.type === type);
