@@ -106,6 +106,44 @@ describe('passkey logins', () => {
   });
 });
 
+describe('a connect login (frontend API)', () => {
+  const UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+  const capable = { isUserVerifyingPlatformAuthenticatorAvailable: true, isConditionalMediationAvailable: true, clientCapabilities: { passkeyPlatformAuthenticator: true, userVerifyingPlatformAuthenticator: true } };
+
+  /** A frontend call as the web SDK makes it, from a Mac with Chrome. */
+  async function front(path: string, body: unknown, processToken?: string) {
+    const res = await fetch(`${stack.frontendUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-corbado-projectid': project.projectID, origin: ORIGIN, 'user-agent': UA, ...(processToken ? { 'x-corbado-process-id': processToken } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+  const processOf = (r: { body: Record<string, any> }) => (r.body.token ?? r.body.processID) as string;
+
+  it('delivers passkey-login.completed with the browser as metadata: the ceremony verifies the login connect asks it to', async () => {
+    const identifier = 'connect.ada@example.com';
+    const auth = new SoftAuthenticator();
+    const token = await call('/v2/connectTokens', { body: { type: 'passkey-append', data: { identifier, displayName: 'Ada' } } });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    const appendProcess = processOf(await front('/v2/connect/append/init', { clientInformation: capable, flags: {} }));
+    const appendStart = await front('/v2/connect/append/start', { appendTokenValue: token.body.secret, loadedMs: 100 }, appendProcess);
+    expect(appendStart.status, JSON.stringify(appendStart.body)).toBe(200);
+    const { json, credential } = auth.createFromOptions(appendStart.body.attestationOptions, ORIGIN);
+    expect((await front('/v2/connect/append/finish', { attestationResponse: JSON.stringify(json), completionType: 'manual' }, appendProcess)).status).toBe(200);
+
+    const loginProcess = processOf(await front('/v2/connect/login/init', { clientInformation: capable, flags: {} }));
+    const start = await front('/v2/connect/login/start', { identifier, source: 'text-field', loadedMs: 300 }, loginProcess);
+    expect(start.status, JSON.stringify(start.body)).toBe(200);
+    const assertion = auth.getFromOptions(start.body.assertionOptions, credential, ORIGIN);
+    const finish = await front('/v2/connect/login/finish', { isConditionalUI: false, assertionResponse: JSON.stringify(assertion), loadedMs: 900 }, loginProcess);
+    expect(finish.status, JSON.stringify(finish.body)).toBe(200);
+
+    const payload = await receiver.verifiedPayload('passkey-login.completed', credential.id, secret);
+    expect(payload).toMatchObject({ type: 'passkey-login.completed', metadata: { ip: expect.stringMatching(/127\.0\.0\.1/), os: 'macOS', browser: 'Chrome' }, data: { userID: expect.stringMatching(/^usr-/), passkeyID: expect.stringMatching(/^cre-/), credentialID: credential.id } });
+  });
+});
+
 describe('passkey.deleted', () => {
   it('is delivered when the application deletes a passkey through the backend API, without a client', async () => {
     const { userID, credential, passkeyID } = await userWithPasskey();
