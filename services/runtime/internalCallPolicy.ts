@@ -32,8 +32,8 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
   // signedPasskeyData for B5/B7 of the backend API with signPasskeyData: true only (a connect login never asks
   // the ceremony to sign: connect signs it itself, so no ceremony calls back into connect during one).
   ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification, EventService.method.publishEvents],
-  // Project settings (delivery, attempts) and whether the user exists.
-  challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser],
+  // Project settings (delivery, attempts), whether the user exists, and its outbox relay (challenge.locked).
+  challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser, EventService.method.publishEvents],
   // The flows connect orchestrates, the "passkey added" notice of /v2/me, and the clean-up of a deleted user's data.
   connect: [
     CeremonyService.method.startAppend,

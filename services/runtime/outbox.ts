@@ -1,9 +1,18 @@
 /**
- * A producer's event outbox (connect: `connect_outbox`, ceremony: `ceremony_outbox`) and its relay
- * to the events service. The producer writes the event into its own collection around the change
- * (prepared before, ready after) and only then answers the change as done; the relay hands unsent events to the events service (`PublishEvents`,
+ * A producer's event outbox (connect: `connect_outbox`, ceremony: `ceremony_outbox`, challenge:
+ * `challenge_outbox`) and its relay to the events service. The producer writes the event into its
+ * own collection around the change (prepared before, ready after) and only then answers the change
+ * as done; the relay hands unsent events to the events service (`PublishEvents`,
  * idempotent by event ID) and marks them sent. Leases make two replicas' relays take different
  * events; an event whose relay died with it is taken again once its lease ends (at least once).
+ *
+ * `record` is the one-write form for events whose change is the producer's own completion of a
+ * ceremony (a login verified or refused, a clone detected, a challenge locked): written `ready`
+ * after the change and before the answer. An answered change still always has its event; a
+ * process killed between the change and `record` leaves a change nobody was answered about (a
+ * login the client never learnt had succeeded, and so never used) without its event. That is
+ * accepted on the hot path: there is no acknowledged change to report, and `around` would cost a
+ * second write per login.
  * See docs/architecture.md, "Webhooks and the events service".
  */
 import type { Collection, Db } from 'mongodb';
@@ -48,6 +57,12 @@ export interface EventOutbox {
    * what `change` answered.
    */
   around<T>(event: OutboxEvent, change: () => Promise<T>): Promise<T>;
+  /**
+   * Records the event of a change already made, in one write, directly `ready` (see the module
+   * comment for when that is enough). Call it after the change and before answering; when it
+   * throws, the change must not be answered as done.
+   */
+  record(event: OutboxEvent): Promise<void>;
 }
 
 /**
@@ -159,17 +174,7 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
   return {
     async around(event, change) {
       const _id = newId('evt');
-      await coll.insertOne({
-        _id,
-        state: 'prepared',
-        projectId: event.projectId,
-        type: event.type,
-        occurredAt: opts.now(),
-        data: event.data,
-        ip: event.client?.ip ?? '',
-        os: event.client?.os ?? '',
-        browser: event.client?.browser ?? '',
-      });
+      await coll.insertOne(entryOf(_id, 'prepared', event, opts.now()));
       let result: Awaited<ReturnType<typeof change>>;
       try {
         result = await change();
@@ -185,10 +190,28 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
       kick();
       return result;
     },
+    async record(event) {
+      await coll.insertOne(entryOf(newId('evt'), 'ready', event, opts.now()));
+      kick();
+    },
     async stop() {
       stopping = true;
       clearInterval(timer);
       await running;
     },
+  };
+}
+
+function entryOf(_id: string, state: 'prepared' | 'ready', event: OutboxEvent, occurredAt: Date): OutboxRecord {
+  return {
+    _id,
+    state,
+    projectId: event.projectId,
+    type: event.type,
+    occurredAt,
+    data: event.data,
+    ip: event.client?.ip ?? '',
+    os: event.client?.os ?? '',
+    browser: event.client?.browser ?? '',
   };
 }

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../kit/softAuthenticator.js';
 import { basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
-import { verifyDelivery, WebhookReceiver, type Received } from '../kit/webhookReceiver.js';
+import { verifyWebhook, WebhookReceiver, type ReceivedWebhook } from '../kit/webhookReceiver.js';
 
 const ORIGIN = 'http://localhost:3000';
 const CHROME_ON_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -44,9 +44,9 @@ async function front(method: string, path: string, o: { body?: unknown; process?
 
 /** The one delivery of `type` whose data matches, verified as a receiver would. */
 async function delivered(type: string, match: (data: Record<string, any>) => boolean): Promise<Record<string, any>> {
-  const find = () => receiver.of(type).find((r: Received) => match((JSON.parse(r.body) as { data: Record<string, any> }).data));
+  const find = () => receiver.of(type).find((r: ReceivedWebhook) => match((JSON.parse(r.body) as { data: Record<string, any> }).data));
   await receiver.waitFor(() => find() !== undefined);
-  return verifyDelivery(secret, find()!);
+  return verifyWebhook(find()!, secret);
 }
 
 beforeAll(async () => {

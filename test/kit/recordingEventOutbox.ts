@@ -11,4 +11,10 @@ export class RecordingEventOutbox implements EventOutbox {
     this.events.push(event);
     return result;
   }
+
+  /** As the real outbox: one write after the change; a failure reaches the caller. */
+  async record(event: OutboxEvent): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.events.push(event);
+  }
 }

@@ -8,14 +8,18 @@ import { parseMasterKey } from '../../runtime/masterKey.js';
 import { challengeDeliveryCounter, createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
+import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
+import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
+import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { confirmChallengeEvent } from './domain/confirmChallengeEvent.js';
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
 import { createValueHasher } from './domain/valueHasher.js';
 import { rpcProjectSettings } from './clients/projectSettingsDirectory.js';
 import { mongoRateLimits } from './rateLimits.js';
 import { createDeliveryFromEnv } from './delivery/index.js';
 import { createServer } from './server.js';
-import { challengeIndexes, mongoChallengeStore } from './store/challenges.js';
+import { CHALLENGE_OUTBOX, challengeIndexes, mongoChallengeStore } from './store/challenges.js';
 import { rpcUserDirectory } from './clients/userDirectory.js';
 
 const env = new EnvReader();
@@ -39,6 +43,7 @@ const config = {
   mongodbUri: env.string('MONGODB_URI'),
   masterKey: env.string('MASTER_KEY'),
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
+  eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
 };
 const logger = createLogger('challenge');
@@ -51,17 +56,20 @@ try {
   logger.info({ delivery: delivery.summary }, 'challenge delivery');
   const metrics = createMetrics('challenge');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes, metrics);
+  const challenges = mongoChallengeStore(store.db);
+  const events = startOutboxRelay(store.db, CHALLENGE_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmChallengeEvent(challenges), logger, now: () => new Date(), intervalMs: 2000 });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'challenge' },
     logger,
     metrics,
     ready: async () => accepting && (await store.ping()),
-    store: mongoChallengeStore(store.db),
+    store: challenges,
     users: rpcUserDirectory(serviceClient(UserService, config.connectUrl, callerToken)),
     projects: rpcProjectSettings(serviceClient(ProjectService, config.connectUrl, callerToken)),
     limits: mongoRateLimits(store.db, rateLimits),
     hasher: createValueHasher(masterKey),
+    events,
     delivery: { email: delivery.email, sms: delivery.sms, logger, now: () => new Date(), deliveries: challengeDeliveryCounter(metrics) },
     now: () => new Date(),
   });
@@ -69,6 +77,8 @@ try {
   logger.info({ port }, `challenge service listening on http://${config.host}:${port}`);
   handleShutdown({ logger, servers: [server], markNotReady: () => (accepting = false), drainMs: config.drainMs, close: async () => {
       delivery.close();
+      // Events recorded before the drain are handed over, or stay in the outbox for the next start.
+      await events.stop();
       await store.close();
     },
   });

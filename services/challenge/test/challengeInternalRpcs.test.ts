@@ -19,6 +19,7 @@ import { createValueHasher } from '../src/domain/valueHasher.js';
 import { mongoRateLimits } from '../src/rateLimits.js';
 import { mongoChallengeStore } from '../src/store/challenges.js';
 import { as, failure, inMemoryClient, noDelivery, openTestDatabase, silent, TestProjectSettings, TestUserDirectory, type TestDatabase } from './support.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const hasher = createValueHasher(Buffer.alloc(32, 5));
@@ -66,6 +67,7 @@ beforeAll(async () => {
       verificationPerAddress: GENEROUS,
     }),
     hasher,
+    events: new RecordingEventOutbox(),
     now: () => new Date(NOW),
   };
   client = inMemoryClient(deps);

@@ -14,6 +14,7 @@ import { createValueHasher } from '../src/domain/valueHasher.js';
 import { mongoRateLimits } from '../src/rateLimits.js';
 import { mongoChallengeStore } from '../src/store/challenges.js';
 import { as, failure, inMemoryClient, openTestDatabase, TestProjectSettings, TestUserDirectory, type TestDatabase, noDelivery } from './support.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 let db: TestDatabase;
 let projects: TestProjectSettings;
@@ -31,6 +32,7 @@ beforeAll(async () => {
     projects,
     limits: mongoRateLimits(db.store.db, DEFAULT_RATE_LIMITS),
     hasher: createValueHasher(Buffer.alloc(32, 3)),
+    events: new RecordingEventOutbox(),
     now: () => new Date('2030-01-01T00:00:00Z'),
   });
 });

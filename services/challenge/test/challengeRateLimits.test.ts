@@ -13,6 +13,7 @@ import { createValueHasher } from '../src/domain/valueHasher.js';
 import { mongoRateLimits } from '../src/rateLimits.js';
 import { mongoChallengeStore } from '../src/store/challenges.js';
 import { as, failure, httpClient, inMemoryClient, openTestDatabase, TestProjectSettings, TestUserDirectory, type TestDatabase, noDelivery } from './support.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 const LIMITS: RateLimitConfig = {
   creationPerUser: { points: 2, durationSeconds: 60 },
@@ -38,6 +39,7 @@ beforeAll(async () => {
     projects: new TestProjectSettings(),
     limits: mongoRateLimits(db.store.db, LIMITS),
     hasher: createValueHasher(Buffer.alloc(32, 5)),
+    events: new RecordingEventOutbox(),
     now: () => new Date(),
   };
   client = inMemoryClient(deps);

@@ -23,6 +23,7 @@ import { mongoRateLimits } from '../src/rateLimits.js';
 import { challengeRoutes, createServer } from '../src/server.js';
 import { challengeIndexes, mongoChallengeStore, RATE_LIMIT_COLLECTION, type ChallengeRecord } from '../src/store/challenges.js';
 import { as, failure, TestProjectSettings, TestUserDirectory, noDelivery } from './support.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const NOW_S = NOW.getTime() / 1000;
@@ -49,6 +50,7 @@ beforeAll(async () => {
     projects: new TestProjectSettings(),
     limits: mongoRateLimits(store.db, DEFAULT_RATE_LIMITS),
     hasher,
+    events: new RecordingEventOutbox(),
     now: () => new Date(NOW),
   };
 

@@ -10,11 +10,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChallengeService } from '../../../gen/passkeyauth/challenge/v1/challenge_service_pb.js';
+import { confirmChallengeEvent } from '../src/domain/confirmChallengeEvent.js';
 import type { CreateChallengeDeps } from '../src/domain/createChallenge.js';
 import { createValueHasher } from '../src/domain/valueHasher.js';
 import { mongoRateLimits } from '../src/rateLimits.js';
 import { mongoChallengeStore } from '../src/store/challenges.js';
 import { as, failure, httpClient, inMemoryClient, openTestDatabase, TestProjectSettings, TestUserDirectory, type TestDatabase, noDelivery } from './support.js';
+import { RecordingEventOutbox } from '../../../test/kit/recordingEventOutbox.js';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const hasher = createValueHasher(Buffer.alloc(32, 9));
@@ -26,6 +28,8 @@ let clock: Date;
 let users: TestUserDirectory;
 let projects: TestProjectSettings;
 let deps: CreateChallengeDeps;
+const events = new RecordingEventOutbox();
+const locked = () => events.events.filter((e) => e.type === 'challenge.locked');
 const clients = {} as Record<'in-memory' | 'http', Client<typeof ChallengeService>>;
 let closeHttp: () => Promise<void>;
 
@@ -48,6 +52,7 @@ beforeAll(async () => {
       verificationPerAddress: GENEROUS,
     }),
     hasher,
+    events,
     now: () => new Date(clock),
   };
   clients['in-memory'] = inMemoryClient(deps);
@@ -64,6 +69,8 @@ afterAll(async () => {
 beforeEach(async () => {
   await db.clear();
   clock = new Date(NOW);
+  events.events = [];
+  events.failWith = null;
 });
 
 const advance = (ms: number) => {
@@ -210,6 +217,30 @@ describe.each(['in-memory', 'http'] as const)('VerifyChallenge and GetChallenge 
       expect((await client.getChallenge({ userId: 'usr-1', challengeId: c.id }, as('pro-1'))).challenge!.status).toBe('expired');
     });
 
+    it('the locking wrong value records challenge.locked once, before the 410: IDs and type, never the value or the identifier', async () => {
+      const c = await created('pro-1', { challengeType: 'sms_otp', identifierValue: '+4915112345678' });
+      for (let i = 0; i < 4; i++) await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-1')));
+      expect(locked()).toEqual([]);
+      expect((await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-1', '198.51.100.7')))).info?.type).toBe('challenge_expired');
+      // The end user's address the challenge was made for (B1's clientInformation), not the verifying caller's.
+      expect(locked()).toEqual([{ projectId: 'pro-1', type: 'challenge.locked', data: { userID: 'usr-1', challengeID: c.id, challengeType: 'sms_otp' }, client: { ip: '203.0.113.9', os: '', browser: '' } }]);
+      const json = JSON.stringify(events.events);
+      for (const secret of [c.value, wrong(c.value), '+4915112345678', '4915112345678']) expect(json).not.toContain(secret);
+      // Attempts on the locked challenge change nothing and record nothing more.
+      await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-1')));
+      await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: c.value }, as('pro-1')));
+      expect(locked()).toHaveLength(1);
+    });
+
+    it('a lock whose event cannot be written is not answered as a 410 (the challenge stays locked)', async () => {
+      const c = await created('pro-3');
+      for (let i = 0; i < 2; i++) await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-3')));
+      events.failWith = new Error('store unavailable');
+      const third = await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-3')));
+      expect(third.info?.type).not.toBe('challenge_expired');
+      expect(await db.challenges.findOne({ _id: c.id })).toMatchObject({ status: 'expired', expiredReason: 'attempts', attempts: 3 });
+    });
+
     it("uses the project's own limit (3 for pro-3)", async () => {
       const c = await created('pro-3');
       const first = await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.id, value: wrong(c.value) }, as('pro-3')));
@@ -246,6 +277,8 @@ describe.each(['in-memory', 'http'] as const)('VerifyChallenge and GetChallenge 
       // Exactly one of them was the second wrong value (1 left); the others found the lockout.
       expect(types).toEqual(['challenge_expired', 'challenge_expired', 'challenge_expired', 'challenge_value_invalid']);
       expect(await db.challenges.findOne({ _id: c.id })).toMatchObject({ status: 'expired', attempts: 3 });
+      // One of them locked it, so one event.
+      expect(locked().map((e) => e.data.challengeID)).toEqual([c.id]);
     });
 
     it('a right value racing a locking wrong value: one of them wins, the challenge is completed or expired, never both', async () => {
@@ -436,5 +469,29 @@ describe('project settings', () => {
     } finally {
       projects.missing.delete('pro-9');
     }
+  });
+});
+
+describe('the confirmer of challenge events left prepared', () => {
+  const entry = (data: Record<string, unknown>, type = 'challenge.locked', projectId = 'pro-1') => ({ _id: 'evt-1', state: 'prepared' as const, projectId, type, occurredAt: clock, data, ip: '', os: '', browser: '' });
+
+  it('confirms challenge.locked only for a challenge of that project and user that expired for its wrong values', async () => {
+    const confirm = confirmChallengeEvent(mongoChallengeStore(db.store.db));
+    const client = clients['in-memory'];
+    const make = async () => (await client.createChallenge({ userId: 'usr-1', challengeType: 'email_otp', identifierValue: 'ada@example.com', clientInformation }, as('pro-3'))).challenge!;
+    const c = await make();
+    const data = { userID: 'usr-1', challengeID: c.challengeId };
+    expect(await confirm(entry(data, 'challenge.locked', 'pro-3'))).toBe(false);
+    const wrongValue = String((Number(c.value) + 1) % 1_000_000).padStart(6, '0');
+    for (let i = 0; i < 3; i++) await failure(client.verifyChallenge({ userId: 'usr-1', challengeId: c.challengeId, value: wrongValue }, as('pro-3')));
+    expect(await confirm(entry(data, 'challenge.locked', 'pro-3'))).toBe(true);
+    expect(await confirm(entry(data, 'challenge.locked', 'pro-1'))).toBe(false);
+    expect(await confirm(entry({ ...data, userID: 'usr-2' }, 'challenge.locked', 'pro-3'))).toBe(false);
+    expect(await confirm(entry(data, 'user.created', 'pro-3'))).toBe(false);
+    // Expired by its lifetime is no lock.
+    const old = await make();
+    advance(3600_000);
+    await client.getChallenge({ userId: 'usr-1', challengeId: old.challengeId }, as('pro-3'));
+    expect(await confirm(entry({ userID: 'usr-1', challengeID: old.challengeId }, 'challenge.locked', 'pro-3'))).toBe(false);
   });
 });

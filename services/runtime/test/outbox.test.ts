@@ -2,6 +2,7 @@
  * A producer's outbox and relay against the store: an event is written around its change, nothing
  * recorded is lost when publishing fails, and an entry whose writer died mid-change is resolved.
  */
+import type { Db } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { createLogger } from '../logger.js';
@@ -88,6 +89,42 @@ describe('outbox relay', () => {
     await closed.close();
     await expect(dead.around({ projectId: 'pro-1', type: 'user.created', data: {} }, async () => void (changed = true))).rejects.toThrow();
     expect(changed).toBe(false);
+  });
+
+  it('records the event of a change already made in one write, ready at once, and publishes it', async () => {
+    const published: OutboxRecord[] = [];
+    // The relay's collection, with the producer's writes counted (the relay's own come after the answer).
+    const writes: string[] = [];
+    const counted = new Proxy(coll(), {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (prop === 'insertOne' || prop === 'updateOne') writes.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const countingDb = { collection: () => counted } as unknown as Db;
+    const relay = startOutboxRelay(countingDb, COLLECTION, { publish: async (b) => void published.push(...b), confirm: async () => false, logger, now, intervalMs: 60_000 });
+    try {
+      await relay.record({ projectId: 'pro-1', type: 'passkey-login.completed', data: { userID: 'usr-3' }, client: { ip: '192.0.2.1', os: 'macOS', browser: 'Chrome' } });
+      expect(writes).toEqual(['insertOne']);
+      const stored = await coll().findOne({ 'data.userID': 'usr-3' });
+      expect(stored).toMatchObject({ _id: expect.stringMatching(/^evt-\d+$/), projectId: 'pro-1', type: 'passkey-login.completed', ip: '192.0.2.1', os: 'macOS', browser: 'Chrome' });
+      expect(['ready', 'sent']).toContain(stored!.state);
+      // Published by the kick of the write itself, not by the (minute-long) timer; never left prepared.
+      await until(() => published.some((e) => e._id === stored!._id));
+      expect(published.find((e) => e._id === stored!._id)).toMatchObject({ state: 'ready' });
+    } finally {
+      await relay.stop();
+    }
+    const closed = await openTestDatabase('outbox_closed_record', outboxIndexes(COLLECTION));
+    const dead = startOutboxRelay(closed.store.db, COLLECTION, { publish: async () => undefined, confirm: async () => true, logger, now, intervalMs: 1000 });
+    await dead.stop();
+    await closed.close();
+    // The caller learns that the event is not durable, so it does not answer the change as done.
+    await expect(dead.record({ projectId: 'pro-1', type: 'passkey-login.completed', data: {} })).rejects.toThrow();
   });
 
   it('resolves entries left prepared by a writer that died: published if the change happened, dropped if not, after a minute', async () => {

@@ -1,6 +1,7 @@
 import type { CredentialRecord } from '../store/credentials.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { buildPasskeyData } from './buildPasskeyData.js';
+import { loginCompletedEvent } from './buildPasskeyEvents.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
 import type { CeremonyEventType, ClientContext } from './insights/types.js';
 import { recordEvent } from './recordEvent.js';
@@ -19,21 +20,29 @@ export interface CompleteAssertionInput {
   signPasskeyData: boolean;
 }
 
-/** The shared end of B5 and B7: record the success, build passkeyData and sign it when asked. */
+/**
+ * The shared end of B5 and B7, reached only with an assertion verified and saved (every login,
+ * the frontend's included, ends here): record the success, build passkeyData and sign it when
+ * asked. passkey-login.completed is written to the outbox (one write, after the save and before
+ * the answer): when that fails, the login is not answered as done.
+ */
 export async function completeAssertion(
-  deps: Pick<CeremonyDomainDeps, 'insights' | 'logger' | 'outcomes' | 'aaguids' | 'signer' | 'now'>,
+  deps: Pick<CeremonyDomainDeps, 'insights' | 'logger' | 'outcomes' | 'aaguids' | 'signer' | 'events' | 'now'>,
   input: CompleteAssertionInput,
 ): Promise<{ passkeyData: PasskeyData; signedPasskeyData?: string }> {
-  await recordEvent(deps, {
-    projectId: input.projectId,
-    userId: input.userId,
-    type: input.eventType,
-    processId: input.processId,
-    trackingId: input.trackingId,
-    credentialId: input.saved._id,
-    client: input.client,
-    at: deps.now(),
-  });
+  await Promise.all([
+    recordEvent(deps, {
+      projectId: input.projectId,
+      userId: input.userId,
+      type: input.eventType,
+      processId: input.processId,
+      trackingId: input.trackingId,
+      credentialId: input.saved._id,
+      client: input.client,
+      at: deps.now(),
+    }),
+    deps.events.record(loginCompletedEvent(input.projectId, input.saved, input.client)),
+  ]);
   const passkeyData = buildPasskeyData(deps, input.saved, input.session, input.attachment, input.saved.transports);
   if (!input.signPasskeyData) return { passkeyData };
   return { passkeyData, signedPasskeyData: await deps.signer.sign(input.projectId, passkeyData) };

@@ -90,7 +90,11 @@ export interface CeremonyDomainDeps {
   /** The logins the application reports itself (recordAuthEvent.ts). */
   authEvents: AuthEventStore;
   aaguids: AaguidCatalog;
-  /** The ceremony's outbox (`ceremony_outbox`): passkey.created, recorded before B3 answers. */
+  /**
+   * The ceremony's outbox (`ceremony_outbox`), written before the answer: passkey.created and
+   * passkey.deleted around their change; passkey-login.completed, passkey-login.failed and
+   * passkey.clone-detected in one write after it (buildPasskeyEvents.ts).
+   */
   events: EventOutbox;
   /** Failures that must not change a ceremony's outcome (a lost audit event) are logged here. */
   logger: Pick<Logger, 'warn' | 'error'>;

@@ -5,6 +5,7 @@ import { newId } from '../../../runtime/ids.js';
 import type { CredentialRecord } from '../store/credentials.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { buildPasskeyData } from './buildPasskeyData.js';
+import { passkeyCreatedEvent } from './buildPasskeyEvents.js';
 import { SUPPORTED_ALGORITHMS } from './ceremonyRules.js';
 import { checkCeremonyData } from './checkCeremonyData.js';
 import { checkCoseKey } from './checkCoseKey.js';
@@ -87,13 +88,7 @@ export async function finishAppend(deps: CeremonyDomainDeps, input: FinishAppend
       notificationRequested: input.sendNotification,
     };
     // The event is made durable around the insert: a passkey acknowledged to the application always has its webhook event.
-    const event = {
-      projectId: input.projectId,
-      type: 'passkey.created',
-      data: { userID: input.userId, passkeyID: record._id, credentialID: record.credentialId, aaguid: record.aaguid },
-      client: { ip: input.client.remoteAddress, os: record.sourceOS, browser: record.sourceBrowser },
-    };
-    await deps.events.around(event, async () => {
+    await deps.events.around(passkeyCreatedEvent(input.projectId, record, input.client), async () => {
       if ((await deps.credentials.insert(record)) === 'duplicate') {
         throw alreadyExists('passkey_already_exists', 'this passkey (credential ID) is already registered in this project');
       }

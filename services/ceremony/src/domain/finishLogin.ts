@@ -1,4 +1,5 @@
 import { notFound } from '../../../runtime/errors.js';
+import { loginFailedEvent } from './buildPasskeyEvents.js';
 import { completeAssertion } from './completeAssertion.js';
 import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
@@ -37,8 +38,15 @@ export interface FinishedLogin {
 export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginInput): Promise<FinishedLogin> {
   const parsed = parseAssertionResponse(input.assertionResponse);
   const project = await deps.projects.get(input.projectId);
-  const fail = (reason: string) =>
-    recordEvent(deps, { projectId: input.projectId, userId: input.userId, type: 'login-failed', processId: input.processId, trackingId: input.trackingId, reason, client: input.client, at: deps.now() });
+  // A refused login: the insights' event (never fails the answer) and passkey-login.failed (durable before the answer).
+  const failed = (reason: string, passkeyId?: string) =>
+    deps.events.record(loginFailedEvent({ projectId: input.projectId, userId: input.userId, passkeyId, credentialId: parsed.credentialId, reason, client: input.client }));
+  const fail: Fail = async (reason, passkeyId) => {
+    await Promise.all([
+      recordEvent(deps, { projectId: input.projectId, userId: input.userId, type: 'login-failed', processId: input.processId, trackingId: input.trackingId, reason, client: input.client, at: deps.now() }),
+      failed(reason, passkeyId),
+    ]);
+  };
   const scope: SessionScope = {
     projectId: input.projectId,
     operation: 'login',
@@ -53,8 +61,9 @@ export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginIn
   try {
     saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, cloneDetection: project.cloneDetection, processId: input.processId, trackingId: input.trackingId, client: input.client });
   } catch (err) {
-    // A counter regression was recorded as clone-detected already.
-    if (failureReason(err) !== 'counter_regression') await fail(failureReason(err));
+    // The insights recorded a counter regression as clone-detected already; the webhook is a failed login either way.
+    if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential._id);
+    else await failed(failureReason(err), credential._id);
     throw err;
   }
   return completeAssertion(deps, {
@@ -70,6 +79,8 @@ export async function finishLogin(deps: CeremonyDomainDeps, input: FinishLoginIn
     signPasskeyData: input.signPasskeyData === true,
   });
 }
+
+type Fail = (reason: string, passkeyId?: string) => Promise<void>;
 
 interface TakenSession {
   session: SessionRecord;
@@ -92,14 +103,15 @@ async function takeSession(deps: CeremonyDomainDeps, scope: SessionScope, creden
  * not list (added since, of someone else, unknown), a session that is gone, expired or was
  * started before sessions carried them.
  */
-async function takeSessionAfterLookup(deps: CeremonyDomainDeps, scope: SessionScope, credentialId: string, userId: string, fail: (reason: string) => Promise<void>): Promise<TakenSession> {
+async function takeSessionAfterLookup(deps: CeremonyDomainDeps, scope: SessionScope, credentialId: string, userId: string, fail: Fail): Promise<TakenSession> {
   const credential = await deps.credentials.findByCredentialId(scope.projectId, credentialId);
   if (!credential || credential.userId !== userId) {
+    // Another user's passkey is not named: the event says as little as the answer.
     await fail('credential_not_found');
     throw notFound('credential_not_found', `the response's credential is not a passkey of user ${userId}`);
   }
   const session = await consumeSession(deps, scope).catch(async (err: unknown) => {
-    await fail(failureReason(err));
+    await fail(failureReason(err), credential._id);
     throw err;
   });
   return { session, credential };

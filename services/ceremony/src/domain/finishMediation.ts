@@ -1,3 +1,4 @@
+import { loginFailedEvent } from './buildPasskeyEvents.js';
 import { completeAssertion } from './completeAssertion.js';
 import { consumeSession } from './consumeSession.js';
 import type { CeremonyDomainDeps, PasskeyData } from './deps.js';
@@ -32,17 +33,24 @@ export type FinishedMediation =
 export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMediationInput): Promise<FinishedMediation> {
   const parsed = parseAssertionResponse(input.assertionResponse);
   const project = await deps.projects.get(input.projectId);
-  const fail = (reason: string, userId?: string) =>
-    recordEvent(deps, {
-      projectId: input.projectId,
-      ...(userId ? { userId } : {}),
-      type: 'mediation-failed',
-      processId: input.processId,
-      trackingId: input.trackingId,
-      reason,
-      client: input.client,
-      at: deps.now(),
-    });
+  // A refused login: the insights' event (never fails the answer) and passkey-login.failed (durable before the answer).
+  const failed = (reason: string, passkey?: { userId: string; _id: string }) =>
+    deps.events.record(loginFailedEvent({ projectId: input.projectId, userId: passkey?.userId, passkeyId: passkey?._id, credentialId: parsed.credentialId, reason, client: input.client }));
+  const fail = async (reason: string, passkey?: { userId: string; _id: string }) => {
+    await Promise.all([
+      recordEvent(deps, {
+        projectId: input.projectId,
+        ...(passkey ? { userId: passkey.userId } : {}),
+        type: 'mediation-failed',
+        processId: input.processId,
+        trackingId: input.trackingId,
+        reason,
+        client: input.client,
+        at: deps.now(),
+      }),
+      failed(reason, passkey),
+    ]);
+  };
 
   // The credential is looked up while the session is consumed: neither needs the other's answer,
   // so B7 waits for one store round trip fewer. Its answer is used only once the session is
@@ -71,7 +79,7 @@ export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMed
   }
   // Users are deleted in the connect service first; a passkey whose user is gone is as good as deleted.
   if (!(await deps.users.find(input.projectId, credential.userId))) {
-    await fail('user-deleted', credential.userId);
+    await fail('user-deleted', credential);
     return { credentialDeleted: true };
   }
 
@@ -79,8 +87,9 @@ export async function finishMediation(deps: CeremonyDomainDeps, input: FinishMed
   try {
     saved = await verifyAssertion(deps, { parsed, credential, session, origins: project.origins, cloneDetection: project.cloneDetection, processId: input.processId, trackingId: input.trackingId, client: input.client });
   } catch (err) {
-    // A counter regression was recorded as clone-detected already.
-    if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential.userId);
+    // The insights recorded a counter regression as clone-detected already; the webhook is a failed login either way.
+    if (failureReason(err) !== 'counter_regression') await fail(failureReason(err), credential);
+    else await failed(failureReason(err), credential);
     throw err;
   }
   return completeAssertion(deps, {

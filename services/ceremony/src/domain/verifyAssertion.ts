@@ -2,6 +2,7 @@ import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { DomainError, failedPrecondition, invalidArgument, notFound } from '../../../runtime/errors.js';
 import type { CredentialRecord } from '../store/credentials.js';
 import type { SessionRecord } from '../store/sessions.js';
+import { cloneDetectedEvent } from './buildPasskeyEvents.js';
 import { checkCeremonyData } from './checkCeremonyData.js';
 import type { CeremonyDomainDeps } from './deps.js';
 import type { ClientContext } from './insights/types.js';
@@ -105,19 +106,28 @@ function flagged(credential: VerifiableCredential): DomainError {
   );
 }
 
-/** Flags the passkey and records the event; the error that refuses this login. */
+/**
+ * Flags the passkey and records the events (the insights' clone-detected, and the webhook event
+ * passkey.clone-detected, one outbox write after the flag and before the answer); the error that
+ * refuses this login. Every regression is reported, not only the first: each is another sighting.
+ */
 async function cloneDetected(deps: CeremonyDomainDeps, input: VerifyAssertionInput, got: number, stored: number): Promise<DomainError> {
   await deps.credentials.flagClone(input.credential.projectId, input.credential._id, deps.now());
-  await recordEvent(deps, {
-    projectId: input.credential.projectId,
-    userId: input.credential.userId,
-    type: 'clone-detected',
-    processId: input.processId,
-    trackingId: input.trackingId,
-    credentialId: input.credential._id,
-    reason: 'counter_regression',
-    client: input.client,
-    at: deps.now(),
-  }, input.session.operation);
+  await Promise.all([
+    recordEvent(deps, {
+      projectId: input.credential.projectId,
+      userId: input.credential.userId,
+      type: 'clone-detected',
+      processId: input.processId,
+      trackingId: input.trackingId,
+      credentialId: input.credential._id,
+      reason: 'counter_regression',
+      client: input.client,
+      at: deps.now(),
+    }, input.session.operation),
+    deps.events.record(
+      cloneDetectedEvent({ projectId: input.credential.projectId, passkey: input.credential, counter: got, storedCounter: stored, blocked: input.cloneDetection === 'block', client: input.client }),
+    ),
+  ]);
   return failedPrecondition('counter_regression', `the signature counter did not increase (got ${got}, stored ${stored}): the passkey may have been cloned`);
 }

@@ -71,6 +71,8 @@ export interface CredentialStore {
   /** "duplicate" when the project already has a credential with this credential ID. */
   insert(record: CredentialRecord): Promise<'inserted' | 'duplicate'>;
   findByCredentialId(projectId: string, credentialId: string): Promise<CredentialRecord | null>;
+  /** The user's passkey with this "cre-…" ID in the project, or null. */
+  findForUser(projectId: string, userId: string, id: string): Promise<CredentialRecord | null>;
   listForUser(projectId: string, userId: string): Promise<CredentialRecord[]>;
   page(query: CredentialPageQuery): Promise<{ items: CredentialRecord[]; total: number }>;
   /**
@@ -106,6 +108,10 @@ export function mongoCredentialStore(db: Db): CredentialStore {
     },
     async findByCredentialId(projectId, credentialId) {
       const doc = await coll.findOne({ projectId, credentialId });
+      return doc ? toRecord(doc) : null;
+    },
+    async findForUser(projectId, userId, id) {
+      const doc = await coll.findOne({ _id: id, projectId, userId });
       return doc ? toRecord(doc) : null;
     },
     async listForUser(projectId, userId) {

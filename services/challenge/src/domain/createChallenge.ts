@@ -1,4 +1,5 @@
 import { newId } from '../../../runtime/ids.js';
+import type { EventOutbox } from '../../../runtime/outbox.js';
 import { notFound } from '../../../runtime/errors.js';
 import type { ChallengeRecord, ChallengeStore } from '../store/challenges.js';
 import { checkChallengeMetadata } from './challengeMetadata.js';
@@ -53,6 +54,8 @@ export interface CreateChallengeDeps {
   projects: ProjectSettingsSource;
   limits: ChallengeRateLimits;
   hasher: ValueHasher;
+  /** The challenge's outbox (`challenge_outbox`): challenge.locked, recorded before the locking attempt is answered. */
+  events: EventOutbox;
   now: () => Date;
 }
 

@@ -2,8 +2,9 @@ import { invalidArgument } from '../../../runtime/errors.js';
 import type { ChallengeKey, ChallengeRecord } from '../store/challenges.js';
 import { alreadyCompletedError, challengeNotFound, expiredError, persistExpiry, stateAt, viewOf, type ChallengeView } from './challengeState.js';
 import type { CreateChallengeDeps } from './createChallenge.js';
+import { recordChallengeLocked } from './recordChallengeLocked.js';
 
-export type VerifyChallengeDeps = Pick<CreateChallengeDeps, 'store' | 'projects' | 'limits' | 'hasher' | 'now'>;
+export type VerifyChallengeDeps = Pick<CreateChallengeDeps, 'store' | 'projects' | 'limits' | 'hasher' | 'events' | 'now'>;
 
 export interface VerifyChallengeInput extends ChallengeKey {
   /** What the user entered, or the token of the link they followed. Never logged. */
@@ -17,7 +18,8 @@ export interface VerifyChallengeInput extends ChallengeKey {
  *   right value  → completed, by one guarded update: of two concurrent right values one wins, the
  *                  other finds the challenge completed (409);
  *   wrong value  → one more attempt, by one guarded update; the attempt that reaches the project's
- *                  limit expires the challenge (410), earlier ones say how many are left (400);
+ *                  limit expires the challenge (410) and records challenge.locked, earlier ones say
+ *                  how many are left (400);
  *   completed    → 409 challenge_already_completed; expired (lifetime or attempts) → 410 challenge_expired;
  *   not found, or another user's or project's → 404 challenge_not_found.
  */
@@ -49,6 +51,8 @@ export async function verifyChallenge(deps: VerifyChallengeDeps, input: VerifyCh
       if (counted) {
         if (counted.attempts >= max) {
           const expired = (await deps.store.expire(key, now, 'attempts')) ?? counted;
+          // This attempt locked the challenge (only one can reach the limit): its event is durable before the 410.
+          await recordChallengeLocked(deps.events, expired, input.clientAddress);
           throw expiredError(expired, 'attempts', max);
         }
         const left = max - counted.attempts;

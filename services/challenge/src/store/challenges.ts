@@ -1,6 +1,7 @@
 /** Challenge documents in MongoDB; every query is scoped by project. */
 import type { Collection, Db } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
+import { outboxIndexes } from '../../../runtime/outbox.js';
 
 export type ChallengeType = 'email_otp' | 'email_link' | 'sms_otp';
 
@@ -67,7 +68,11 @@ export const RETENTION_AFTER_EXPIRY_SECONDS = 7 * 24 * 3600;
 /** rate-limiter-flexible's documents: one per limited key, removed by TTL once its window is over. */
 export const RATE_LIMIT_COLLECTION = 'rate_limits';
 
+/** The challenge service's event outbox (services/runtime/outbox.ts): challenge.locked. */
+export const CHALLENGE_OUTBOX = 'challenge_outbox';
+
 export const challengeIndexes: IndexPlan = {
+  ...outboxIndexes(CHALLENGE_OUTBOX),
   challenges: [
     { key: { projectId: 1, userId: 1 }, name: 'project_user' },
     { key: { expiresAt: 1 }, name: 'expiry_ttl', expireAfterSeconds: RETENTION_AFTER_EXPIRY_SECONDS },
