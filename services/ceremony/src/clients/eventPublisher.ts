@@ -1,7 +1,8 @@
-/** The outbox relay's adapter: hands a batch of outbox events to the events service. */
+/** The outbox relay's adapters: hands a batch of outbox events to the events service; asks which types a project's endpoints subscribe to. */
 import type { Client } from '@connectrpc/connect';
 import type { EventService } from '../../../../gen/passkeyauth/events/v1/event_service_pb.js';
 import type { EventPublisher } from '../../../runtime/outbox.js';
+import type { SubscribedTypesLookup } from '../../../runtime/subscribedTypesCache.js';
 
 export function rpcEventPublisher(events: Client<typeof EventService>): EventPublisher {
   return async (batch) => {
@@ -20,5 +21,13 @@ export function rpcEventPublisher(events: Client<typeof EventService>): EventPub
       },
       { timeoutMs: 10_000 },
     );
+  };
+}
+
+/** Short timeout: the answer is waited for before a change (once per project per cache time); without it the event is written. */
+export function rpcSubscribedEventTypes(events: Client<typeof EventService>): SubscribedTypesLookup {
+  return async (projectId) => {
+    const r = await events.getSubscribedEventTypes({ projectId }, { timeoutMs: 1000 });
+    return { types: r.eventTypes, validMs: Number(r.validMs) };
   };
 }

@@ -4,11 +4,12 @@ import { checkWebhookUrl } from './checkWebhookUrl.js';
 import { isEventType, EVENT_TYPES } from './eventTypes.js';
 import type { HostResolver, WebhookEndpointRecord, WebhookEndpointStore } from './ports.js';
 import { newSigningSecret, sealSecret, secretAad } from './sealSecret.js';
+import { waitUntilProducersSee, type SubscriptionDeps } from './subscribedEventTypes.js';
 
 /** At most this many endpoints per project: each event is posted to every subscribed one. */
 export const MAX_ENDPOINTS_PER_PROJECT = 10;
 
-export interface EndpointDeps {
+export interface EndpointDeps extends SubscriptionDeps {
   endpoints: WebhookEndpointStore;
   masterKey: Buffer;
   /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true under `npm start` and the tests only. */
@@ -57,7 +58,11 @@ function checkInput(input: CreateWebhookEndpointInput): void {
   if (first) throw invalidArgument('validation_error', `${first.field} ${first.message}`, problems);
 }
 
-/** Creates an endpoint; answers the record and the signing secret, which is never shown again. */
+/**
+ * Creates an endpoint; answers the record and the signing secret, which is never shown again.
+ * Answers only once every producer sees its types (waitUntilProducersSee), so each change
+ * acknowledged after this answer produces its event.
+ */
 export async function createWebhookEndpoint(deps: EndpointDeps, input: CreateWebhookEndpointInput): Promise<{ record: WebhookEndpointRecord; signingSecret: string }> {
   checkInput(input);
   const url = await checkWebhookUrl(input.url, deps.allowPrivateAddresses, deps.resolveHost);
@@ -80,5 +85,6 @@ export async function createWebhookEndpoint(deps: EndpointDeps, input: CreateWeb
   if (!(await deps.endpoints.insertBelowLimit(record, MAX_ENDPOINTS_PER_PROJECT))) {
     throw failedPrecondition('webhook_endpoint_limit_reached', `a project has at most ${MAX_ENDPOINTS_PER_PROJECT} webhook endpoints; delete one first`);
   }
+  await waitUntilProducersSee(deps, input.projectId, id, input.subscribedEvents, now);
   return { record, signingSecret };
 }

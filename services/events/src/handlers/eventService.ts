@@ -8,6 +8,7 @@ import { createWebhookEndpoint, type EndpointDeps } from '../domain/createWebhoo
 import { deleteWebhookEndpoint, describeEndpoint, listWebhookEndpoints } from '../domain/manageWebhookEndpoints.js';
 import type { DeliveryStore } from '../domain/ports.js';
 import { publishEvents, type PublishedEvent } from '../domain/publishEvents.js';
+import { getSubscribedEventTypes } from '../domain/subscribedEventTypes.js';
 
 export type EventServiceDeps = EndpointDeps & { deliveries: DeliveryStore };
 
@@ -51,6 +52,10 @@ export function eventServiceImpl(deps: EventServiceDeps): ServiceImpl<typeof Eve
         browser: e.browser,
       }));
       return { deliveriesCreated: await publishEvents(deps, events) };
+    },
+    async getSubscribedEventTypes(req) {
+      const { types, validMs } = await getSubscribedEventTypes(deps, req.projectId);
+      return { eventTypes: types, validMs: BigInt(validMs) };
     },
   };
 }
