@@ -42,12 +42,12 @@ async function killBeforeRelay(name: 'connect' | 'ceremony', port: number, outbo
   expect(pid, `${name} runs`).toBeDefined();
   process.kill(pid!, 'SIGKILL');
   // Nothing changes the entry while its writer is dead: this is its state at the kill.
-  const entry = await stack.db.collection(outbox).findOne(filter);
+  const entry = await stack.db.collection<{ _id: string }>(outbox).findOne(filter);
   expect(entry, `${name}'s outbox holds the acknowledged change's event`).toMatchObject({ state: 'ready' });
   expect(entry).not.toHaveProperty('sentAt');
   expect(receiver.received.some((r) => r.id === entry!._id)).toBe(false);
   await readyAgain(port);
-  return entry!._id as unknown as string;
+  return entry!._id;
 }
 
 beforeAll(async () => {
