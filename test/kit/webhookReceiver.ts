@@ -24,6 +24,8 @@ export class WebhookReceiver {
   answers: number[] = [];
   /** Deliveries whose signature did not verify (with a secret set). */
   unverified = 0;
+  /** Why the first of them did not verify. */
+  firstUnverified: string | null = null;
   url = '';
   private server: Server | null = null;
   private verifier: Webhook | null = null;
@@ -44,8 +46,9 @@ export class WebhookReceiver {
         if (this.verifier) {
           try {
             payload = this.verifier.verify(body, req.headers as Record<string, string>) as ReceivedWebhook['payload'];
-          } catch {
+          } catch (err) {
             this.unverified += 1;
+            this.firstUnverified ??= `${(err as Error).message} (${String(req.headers['x-corbado-webhook-event'])} ${String(req.headers['webhook-id'])}, timestamp ${String(req.headers['webhook-timestamp'])}, received ${receivedAt})`;
           }
         }
         const answered = this.answers.shift() ?? 200;

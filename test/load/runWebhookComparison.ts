@@ -47,8 +47,9 @@ export interface WebhookScenarioResult {
 export interface WebhookResult {
   eventTypes: string[];
   scenarios: WebhookScenarioResult[];
-  /** Deliveries whose signature did not verify (must be 0). */
+  /** Deliveries whose signature did not verify (must be 0), and why the first did not. */
   unverified: number;
+  firstUnverified: string | null;
 }
 
 /** The plan, also telling the window's edges (performance.now()) the loop measured. */
@@ -129,7 +130,7 @@ export async function runWebhookComparison(o: { vus: number; loop: LoopOptions; 
   } finally {
     await receiver.stop();
   }
-  return { eventTypes: [...EVENT_TYPES], scenarios: results, unverified: receiver.unverified };
+  return { eventTypes: [...EVENT_TYPES], scenarios: results, unverified: receiver.unverified, firstUnverified: receiver.firstUnverified };
 }
 
 const num = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
@@ -149,6 +150,6 @@ export function formatWebhooks(w: WebhookResult): string {
         `lag event recorded -> received p50 ${num(s.lagMs.p50, 0)} ms, p99 ${num(s.lagMs.p99, 0)} ms, max ${num(s.lagMs.max, 0)} ms; backlog drained ${num(s.drainSeconds)} s after the window`,
     );
   }
-  out.push(`deliveries that did not verify with standardwebhooks: ${w.unverified}`);
+  out.push(`deliveries that did not verify with standardwebhooks: ${w.unverified}${w.firstUnverified ? ` (first: ${w.firstUnverified})` : ''}`);
   return out.join('\n');
 }
