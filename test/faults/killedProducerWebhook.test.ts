@@ -11,12 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../kit/softAuthenticator.js';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
-import { WebhookReceiver } from '../kit/webhookReceiver.js';
+import { VerifyingWebhookReceiver } from '../kit/verifyingWebhookReceiver.js';
 
 const HOLD_MS = 3000;
 let stack: Stack;
 let project: ProjectJson;
-const receiver = new WebhookReceiver();
+const receiver = new VerifyingWebhookReceiver();
 
 async function call(path: string, body?: unknown, method = 'POST') {
   const res = await fetch(`${stack.backendUrl}${path}`, { method, headers: { authorization: basic(project), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -4,14 +4,14 @@
  * 10 %), plus what the endpoint received while the load ran: deliveries per second and the
  * delivery lag (the payload's `timestamp`, when the producer recorded the event, to the moment
  * the receiver had the body), p50/p99. The receiver is a loopback HTTP server in the bench process
- * (test/kit/webhookReceiver.ts) verifying every delivery with `standardwebhooks`; its CPU is in
+ * (test/kit/verifyingWebhookReceiver.ts) verifying every delivery with `standardwebhooks`; its CPU is in
  * the driver's figure. Without/with/without brackets the run with the endpoint, so a drift of the
  * host (or of the stack's warm-up) during the comparison shows as a difference of the two
  * "without" runs.
  */
 import { performance } from 'node:perf_hooks';
 import { EVENT_TYPES } from '../../services/events/src/domain/eventTypes.js';
-import { WebhookReceiver } from '../kit/webhookReceiver.js';
+import { VerifyingWebhookReceiver } from '../kit/verifyingWebhookReceiver.js';
 import type { StackRun } from './benchResults.js';
 import { computeLatencyStats, type LatencyStats } from './computeLatencyStats.js';
 import { expectOk } from './createJsonClient.js';
@@ -68,7 +68,7 @@ function withWindow<S>(plan: ScenarioPlan<S>): { plan: ScenarioPlan<S>; window: 
 }
 
 export async function runWebhookComparison(o: { vus: number; loop: LoopOptions; target: BenchTarget; probe: () => Probe; tag: string; say: (line: string) => void }): Promise<WebhookResult> {
-  const receiver = new WebhookReceiver();
+  const receiver = new VerifyingWebhookReceiver();
   await receiver.start();
   const runSeconds = o.loop.warmupSeconds + o.loop.durationSeconds;
   const run = (scenario: (typeof WEBHOOK_SCENARIOS)[number], label: string) => {

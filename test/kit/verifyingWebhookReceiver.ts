@@ -19,7 +19,7 @@ export interface ReceivedWebhook {
   answered: number;
 }
 
-export class WebhookReceiver {
+export class VerifyingWebhookReceiver {
   received: ReceivedWebhook[] = [];
   answers: number[] = [];
   /** Deliveries whose signature did not verify (with a secret set). */
