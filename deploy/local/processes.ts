@@ -43,6 +43,8 @@ export interface StackEnv {
    * Standard Webhooks schedule when not given. Tests shorten it.
    */
   webhookRetrySchedule?: string;
+  /** OUTBOX_RELAY_HOLD_MS of connect, ceremony and challenge, a test setting: their relays publish an event only once it is this old. */
+  outboxRelayHoldMs?: number;
 }
 
 export const DEFAULT_EMAIL_FROM = 'Passkey Demo <no-reply@localhost>';
@@ -180,6 +182,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     LOG_LEVEL: env.logLevel ?? 'info',
     HOST: '127.0.0.1',
   };
+  const hold: Record<string, string> = env.outboxRelayHoldMs ? { OUTBOX_RELAY_HOLD_MS: String(env.outboxRelayHoldMs) } : {};
   const urls = {
     CEREMONY_URL: `http://127.0.0.1:${p.ceremony}`,
     CHALLENGE_URL: `http://127.0.0.1:${p.challenge}`,
@@ -190,7 +193,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     {
       name: 'connect',
       ...service('connect'),
-      env: { ...common, ...urls, PORT: String(p.connect), FRONTEND_API_URL: env.frontendApiUrl, BACKEND_API_URL: env.backendApiUrl },
+      env: { ...common, ...urls, ...hold, PORT: String(p.connect), FRONTEND_API_URL: env.frontendApiUrl, BACKEND_API_URL: env.backendApiUrl },
       ready: () => httpReady(`${urls.CONNECT_URL}/readyz`),
     },
     {
@@ -199,6 +202,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
       env: {
         ...common,
         ...urls,
+        ...hold,
         PORT: String(p.challenge),
         ...(env.smtpUrl ? { SMTP_URL: env.smtpUrl, EMAIL_FROM: env.emailFrom ?? DEFAULT_EMAIL_FROM } : {}),
         ...(env.smsWebhookUrl ? { SMS_WEBHOOK_URL: env.smsWebhookUrl } : {}),
@@ -209,7 +213,7 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
     {
       name: 'ceremony',
       ...service('ceremony'),
-      env: { ...common, ...urls, PORT: String(p.ceremony) },
+      env: { ...common, ...urls, ...hold, PORT: String(p.ceremony) },
       ready: () => httpReady(`${urls.CEREMONY_URL}/readyz`),
     },
     {
@@ -222,6 +226,8 @@ export function stackProcesses(env: StackEnv): ProcessSpec[] {
         // allowed here, refused in the production configuration (docs/api/webhooks.md).
         WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
         ...(env.webhookRetrySchedule ? { WEBHOOK_RETRY_SCHEDULE: env.webhookRetrySchedule } : {}),
+        // Producers rely on "nobody subscribes" for half a second, so a create waits 1.5 s, not 4 s.
+        WEBHOOK_SUBSCRIPTION_CACHE_MS: '500',
       },
       ready: () => httpReady(`${urls.EVENTS_URL}/readyz`),
     },

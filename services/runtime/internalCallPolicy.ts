@@ -31,9 +31,9 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
   // Project facts (rpId, origins), the user a ceremony is for, the "passkey added" notice, and the signature of
   // signedPasskeyData for B5/B7 of the backend API with signPasskeyData: true only (a connect login never asks
   // the ceremony to sign: connect signs it itself, so no ceremony calls back into connect during one).
-  ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification, EventService.method.publishEvents],
+  ceremony: [ProjectService.method.getProjectPublicInfo, ProjectService.method.signPasskeyData, UserService.method.getUser, ChallengeService.method.sendNotification, EventService.method.publishEvents, EventService.method.getSubscribedEventTypes],
   // Project settings (delivery, attempts), whether the user exists, and its outbox relay (challenge.locked).
-  challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser, EventService.method.publishEvents],
+  challenge: [ProjectService.method.getProjectPublicInfo, UserService.method.getUser, EventService.method.publishEvents, EventService.method.getSubscribedEventTypes],
   // The flows connect orchestrates, the "passkey added" notice of /v2/me, and the clean-up of a deleted user's data.
   connect: [
     CeremonyService.method.startAppend,
@@ -51,8 +51,10 @@ export const DIRECT_CALLS: Record<InternalCaller, readonly DescMethod[]> = {
     ChallengeService.method.verifyChallenge,
     ChallengeService.method.deleteUserChallenges,
     ChallengeService.method.sendNotification,
-    // The outbox relay (services/runtime/outbox.ts) hands the events of connect's changes over.
+    // The outbox relay (services/runtime/outbox.ts) hands the events of connect's changes over,
+    // and the outbox asks which types a project's endpoints subscribe to (the others are not written).
     EventService.method.publishEvents,
+    EventService.method.getSubscribedEventTypes,
   ],
   // The events service calls no other service: it only delivers to the projects' receivers.
   events: [],

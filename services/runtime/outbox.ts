@@ -19,6 +19,7 @@ import type { Collection, Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { newId } from './ids.js';
 import type { IndexPlan } from './mongo.js';
+import type { SubscriptionCheck } from './subscribedTypesCache.js';
 
 /** An event as its producer records it. `data` carries the IDs the backend API uses. */
 export interface OutboxEvent {
@@ -54,7 +55,8 @@ export interface EventOutbox {
    * `change` runs and turned `ready` after it succeeded, so a process killed at any point leaves
    * either no change or an entry the relay resolves (see confirm). If `change` throws, the entry is
    * removed and the error rethrown; if the entry cannot be written, the change is not made. Answers
-   * what `change` answered.
+   * what `change` answered. Writes nothing when no endpoint of the project subscribes to the type
+   * (the relay's `subscriptions`), unless that answer ran out during the change.
    */
   around<T>(event: OutboxEvent, change: () => Promise<T>): Promise<T>;
   /**
@@ -102,8 +104,37 @@ export interface OutboxRelay extends EventOutbox {
  * answer: nobody waits for it) and every `intervalMs` (for events recorded by another replica or
  * left by a relay that failed).
  */
-export function startOutboxRelay(db: Db, collection: string, opts: { publish: EventPublisher; confirm: ChangeConfirmer; logger: Logger; now: () => Date; intervalMs: number }): OutboxRelay {
+export function startOutboxRelay(
+  db: Db,
+  collection: string,
+  opts: {
+    publish: EventPublisher;
+    confirm: ChangeConfirmer;
+    logger: Logger;
+    now: () => Date;
+    intervalMs: number;
+    subscriptions?: SubscriptionCheck;
+    /** OUTBOX_RELAY_HOLD_MS, a test setting (0 otherwise): ready entries are published only once this old. */
+    holdMs?: number;
+  },
+): OutboxRelay {
   const coll: Collection<OutboxRecord> = db.collection(collection);
+  /**
+   * Null: write the event. Else no endpoint of the project subscribes to its type, and the answer
+   * says whether that still holds (subscribedTypesCache.ts); every way of recording checks this first.
+   */
+  const unsubscribed = (event: OutboxEvent) => (opts.subscriptions ? opts.subscriptions(event.projectId, event.type) : Promise.resolve(null));
+  const entryOf = (event: OutboxEvent, state: 'prepared' | 'ready'): OutboxRecord => ({
+    _id: newId('evt'),
+    state,
+    projectId: event.projectId,
+    type: event.type,
+    occurredAt: opts.now(),
+    data: event.data,
+    ip: event.client?.ip ?? '',
+    os: event.client?.os ?? '',
+    browser: event.client?.browser ?? '',
+  });
   let stopping = false;
   let running: Promise<void> | null = null;
   let again = false;
@@ -113,7 +144,7 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
     while (batch.length < BATCH) {
       const now = opts.now();
       const claimed = await coll.findOneAndUpdate(
-        { state: 'ready', $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
+        { state: 'ready', ...(opts.holdMs ? { occurredAt: { $lt: new Date(now.getTime() - opts.holdMs) } } : {}), $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
         { $set: { leaseUntil: new Date(now.getTime() + LEASE_MS) } },
         { sort: { occurredAt: 1 }, returnDocument: 'after' },
       );
@@ -173,8 +204,21 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
 
   return {
     async around(event, change) {
-      const _id = newId('evt');
-      await coll.insertOne(entryOf(_id, 'prepared', event, opts.now()));
+      const skip = await unsubscribed(event);
+      if (skip) {
+        const result = await change();
+        // The "nobody subscribes" answer ran out while the change ran: an endpoint's create may
+        // have been answered meanwhile, so the event is written, done already, before this change
+        // is answered (if this write fails the change is not answered as done).
+        if (!skip()) {
+          await coll.insertOne(entryOf(event, 'ready'));
+          kick();
+        }
+        return result;
+      }
+      const entry = entryOf(event, 'prepared');
+      const { _id } = entry;
+      await coll.insertOne(entry);
       let result: Awaited<ReturnType<typeof change>>;
       try {
         result = await change();
@@ -191,7 +235,8 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
       return result;
     },
     async record(event) {
-      await coll.insertOne(entryOf(newId('evt'), 'ready', event, opts.now()));
+      if ((await unsubscribed(event))?.()) return;
+      await coll.insertOne(entryOf(event, 'ready'));
       kick();
     },
     async stop() {
@@ -199,19 +244,5 @@ export function startOutboxRelay(db: Db, collection: string, opts: { publish: Ev
       clearInterval(timer);
       await running;
     },
-  };
-}
-
-function entryOf(_id: string, state: 'prepared' | 'ready', event: OutboxEvent, occurredAt: Date): OutboxRecord {
-  return {
-    _id,
-    state,
-    projectId: event.projectId,
-    type: event.type,
-    occurredAt,
-    data: event.data,
-    ip: event.client?.ip ?? '',
-    os: event.client?.os ?? '',
-    browser: event.client?.browser ?? '',
   };
 }

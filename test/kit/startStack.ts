@@ -63,6 +63,8 @@ export interface StackOptions {
   storeProcess?: boolean;
   /** WEBHOOK_RETRY_SCHEDULE of the events service (seconds, comma-separated); the standard schedule by default. */
   webhookRetrySchedule?: string;
+  /** OUTBOX_RELAY_HOLD_MS of connect, ceremony and challenge (a test setting): their relays publish an event only once it is this old. */
+  outboxRelayHoldMs?: number;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -108,6 +110,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     smsWebhookUrl: options.smsWebhookUrl,
     smsWebhookSecret: options.smsWebhookSecret,
     webhookRetrySchedule: options.webhookRetrySchedule,
+    outboxRelayHoldMs: options.outboxRelayHoldMs,
   });
   try {
     // All at once: each process needs only the store to start. Every start is waited for before

@@ -19,6 +19,7 @@ import { measureBaselineRun, measureStackRun, type Probe } from './measureScenar
 import { BenchUsageError, parseBenchArgs, USAGE, type BenchArgs } from './parseBenchArgs.js';
 import type { BenchTarget } from './registerPasskeyUser.js';
 import { runScaleComparison } from './runScaleComparison.js';
+import { formatWebhooks, runWebhookComparison, type WebhookResult } from './runWebhookComparison.js';
 import { startBaseline, type Baseline } from './startBaseline.js';
 import { startBenchStack, type BenchStack } from './startBenchStack.js';
 
@@ -105,6 +106,14 @@ try {
     await checkHost('after the scale comparison');
   }
 
+  let webhooks: WebhookResult | null = null;
+  if (args.webhooks) {
+    say();
+    webhooks = await runWebhookComparison({ vus: args.vus, loop, target, probe, tag, say });
+    say(formatWebhooks(webhooks));
+    await checkHost('after the webhook comparison');
+  }
+
   const restarts = stack?.restarts() ?? [];
   if (restarts.length) say(`\nWARNING: processes restarted during the run:\n${restarts.join('\n')}`);
   const targets = checkTargets(results, scale);
@@ -112,7 +121,7 @@ try {
   say(`Targets (stated for: 2 cores, npm start defaults, 32 virtual users; this run: ${cpus().length} CPUs, ${stack ? (Object.keys(args.stackEnv).length ? 'npm start defaults with --stack-env overrides' : 'npm start defaults') : 'a stack started elsewhere'}, ${args.vus} virtual users)`);
   say(formatTargets(targets));
   if (args.jsonFile) {
-    const doc = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemGiB: totalmem() / 2 ** 30, node: process.version }, args, targets: TARGETS, hostChecks, results, scale, checklist: targets, restarts };
+    const doc = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemGiB: totalmem() / 2 ** 30, node: process.version }, args, targets: TARGETS, hostChecks, results, scale, webhooks, checklist: targets, restarts };
     writeFileSync(args.jsonFile, `${JSON.stringify(doc, null, 2)}\n`);
     say(`\nresults written to ${args.jsonFile}`);
   }

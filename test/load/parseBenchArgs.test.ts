@@ -4,7 +4,7 @@ import { BenchUsageError, parseBenchArgs, SCENARIOS } from './parseBenchArgs.js'
 describe('parseBenchArgs', () => {
   it('defaults to all scenarios, 32 virtual users, 20 s measured after 30 s warm-up, with the baseline', () => {
     const a = parseBenchArgs([]);
-    expect(a).toMatchObject({ scenarios: [...SCENARIOS], vus: 32, durationSeconds: 20, warmupSeconds: 30, scale: null, baseline: true, jsonFile: null, strict: false, url: null });
+    expect(a).toMatchObject({ scenarios: [...SCENARIOS], vus: 32, durationSeconds: 20, warmupSeconds: 30, scale: null, webhooks: false, baseline: true, jsonFile: null, strict: false, url: null });
   });
 
   it('runs the named scenarios in the canonical order, once each', () => {
@@ -14,6 +14,8 @@ describe('parseBenchArgs', () => {
   it('--scale alone runs only the scale comparison; with --scenario both', () => {
     expect(parseBenchArgs(['--scale', '20000'])).toMatchObject({ scale: 20000, scenarios: [] });
     expect(parseBenchArgs(['--scale', '20000', '--scenario', 'login'])).toMatchObject({ scale: 20000, scenarios: ['login'] });
+    expect(parseBenchArgs(['--webhooks'])).toMatchObject({ webhooks: true, scenarios: [] });
+    expect(parseBenchArgs(['--webhooks', '--scenario', 'login'])).toMatchObject({ webhooks: true, scenarios: ['login'] });
   });
 
   it('reads the knobs and flags', () => {

@@ -11,6 +11,8 @@ export interface BenchArgs {
   warmupSeconds: number;
   /** Stored passkeys for the scale comparison (login p50 at 1,000 and at N); null: no comparison. */
   scale: number | null;
+  /** Login and registration without, with and again without a webhook endpoint subscribed to every type (see runWebhookComparison). */
+  webhooks: boolean;
   baseline: boolean;
   jsonFile: string | null;
   strict: boolean;
@@ -24,7 +26,7 @@ export interface BenchArgs {
 }
 
 export const USAGE = `usage: npm run bench -- [--scenario login,mediation,register,challenge,connect-login] [--vus 32] [--duration 20] [--warmup 30]
-                      [--scale N] [--no-baseline] [--json FILE] [--strict]
+                      [--scale N] [--webhooks] [--no-baseline] [--json FILE] [--strict]
                       [--url BACKEND_URL --project PROJECT_JSON [--metrics name=URL,...]] [--stack-env KEY=VALUE ...]`;
 
 export class BenchUsageError extends Error {}
@@ -45,6 +47,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
         duration: { type: 'string', default: '20' },
         warmup: { type: 'string', default: '30' },
         scale: { type: 'string' },
+        webhooks: { type: 'boolean', default: false },
         'no-baseline': { type: 'boolean', default: false },
         json: { type: 'string' },
         strict: { type: 'boolean', default: false },
@@ -58,8 +61,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     throw new BenchUsageError((err as Error).message);
   }
   const scale = values.scale === undefined ? null : integer('--scale', values.scale, SCALE_BASE + 1);
-  // --scale alone is the scale comparison only; the scenarios run with it when named explicitly.
-  const scenarios = values.scenario === undefined ? (scale === null ? [...SCENARIOS] : []) : scenarioList(values.scenario);
+  // --scale or --webhooks alone is that comparison only; the scenarios run with it when named explicitly.
+  const scenarios = values.scenario === undefined ? (scale === null && !values.webhooks ? [...SCENARIOS] : []) : scenarioList(values.scenario);
   const url = values.url ?? null;
   const projectFile = values.project ?? null;
   if ((url === null) !== (projectFile === null)) throw new BenchUsageError('--url and --project go together');
@@ -72,6 +75,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     durationSeconds: seconds('--duration', values.duration, false),
     warmupSeconds: seconds('--warmup', values.warmup, true),
     scale,
+    webhooks: values.webhooks,
     baseline: !values['no-baseline'],
     jsonFile: values.json ?? null,
     strict: values.strict,

@@ -41,7 +41,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-const NAMES = ['mongo', 'connect', 'challenge', 'ceremony', 'gateway'];
+const NAMES = ['mongo', 'connect', 'challenge', 'ceremony', 'events', 'gateway'];
 
 export async function startBenchStack(stackEnv: Record<string, string>): Promise<BenchStack> {
   // The processes run the bundles `npm start` runs; a fresh clone has none yet.
@@ -78,6 +78,7 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
       connect: `http://127.0.0.1:${ports.connect}`,
       challenge: `http://127.0.0.1:${ports.challenge}`,
       ceremony: `http://127.0.0.1:${ports.ceremony}`,
+      events: `http://127.0.0.1:${ports.events}`,
       // The gateway serves /metrics on both listeners.
       gateway: frontendApiUrl,
     };

@@ -8,9 +8,10 @@ import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js'
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { startOutboxRelay } from '../../runtime/outbox.js';
+import { createSubscriptionCheck } from '../../runtime/subscribedTypesCache.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
-import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { rpcEventPublisher, rpcSubscribedEventTypes } from '../../runtime/eventsRpc.js';
 import { confirmPasskeyEvent } from './domain/confirmPasskeyEvent.js';
 import { readAaguidMetadataFile } from './aaguidMetadataFile.js';
 import { rpcPasskeyDataSigner, rpcProjectDirectory, rpcUserDirectory } from './clients/connectDirectory.js';
@@ -39,6 +40,9 @@ const config = {
   eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   aaguidMetadataFile: env.optional('AAGUID_METADATA_FILE'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
+  // A test setting (0 otherwise): the outbox relay leaves an event alone until it is this old, so a
+  // test can kill the process after it acknowledged a change and before the event left.
+  outboxRelayHoldMs: env.int('OUTBOX_RELAY_HOLD_MS', 0, 0, 60_000),
 };
 const logger = createLogger('ceremony');
 try {
@@ -53,7 +57,17 @@ try {
   // Events are written in the background, each expiring after its project's retention.
   const insightsStores = createInsightsStores(store.db);
   const insights = createInsightsService(insightsStores, { logger, eventRetentionDays: async (projectId) => (await projects.get(projectId)).eventRetentionDays });
-  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmPasskeyEvent(mongoCredentialStore(store.db)), logger, now: () => new Date(), intervalMs: 2000 });
+  const eventsClient = serviceClient(EventService, config.eventsUrl, callerToken);
+  const events = startOutboxRelay(store.db, CEREMONY_OUTBOX, {
+    publish: rpcEventPublisher(eventsClient),
+    // No outbox write for an event no endpoint of the project subscribes to.
+    subscriptions: createSubscriptionCheck(rpcSubscribedEventTypes(eventsClient)),
+    confirm: confirmPasskeyEvent(mongoCredentialStore(store.db)),
+    logger,
+    now: () => new Date(),
+    intervalMs: 2000,
+    holdMs: config.outboxRelayHoldMs,
+  });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'ceremony' },

@@ -11,7 +11,8 @@ import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/intern
 import { startOutboxRelay } from '../../runtime/outbox.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { EventService } from '../../../gen/passkeyauth/events/v1/event_service_pb.js';
-import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { rpcEventPublisher, rpcSubscribedEventTypes } from '../../runtime/eventsRpc.js';
+import { createSubscriptionCheck } from '../../runtime/subscribedTypesCache.js';
 import { confirmChallengeEvent } from './domain/confirmChallengeEvent.js';
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitConfig } from './domain/rateLimits.js';
 import { createValueHasher } from './domain/valueHasher.js';
@@ -45,6 +46,8 @@ const config = {
   connectUrl: env.url('CONNECT_URL', 'http://127.0.0.1:7103'),
   eventsUrl: env.url('EVENTS_URL', 'http://127.0.0.1:7104'),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
+  // A test setting (0 otherwise), as in connect and ceremony: the relay leaves an event alone until it is this old.
+  outboxRelayHoldMs: env.int('OUTBOX_RELAY_HOLD_MS', 0, 0, 60_000),
 };
 const logger = createLogger('challenge');
 try {
@@ -57,7 +60,17 @@ try {
   const metrics = createMetrics('challenge');
   const store = await connectStore(config.mongodbUri, databaseNameOf(config.mongodbUri), challengeIndexes, metrics);
   const challenges = mongoChallengeStore(store.db);
-  const events = startOutboxRelay(store.db, CHALLENGE_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmChallengeEvent(challenges), logger, now: () => new Date(), intervalMs: 2000 });
+  const eventsClient = serviceClient(EventService, config.eventsUrl, callerToken);
+  const events = startOutboxRelay(store.db, CHALLENGE_OUTBOX, {
+    publish: rpcEventPublisher(eventsClient),
+    // No outbox write for an event no endpoint of the project subscribes to.
+    subscriptions: createSubscriptionCheck(rpcSubscribedEventTypes(eventsClient)),
+    confirm: confirmChallengeEvent(challenges),
+    logger,
+    now: () => new Date(),
+    intervalMs: 2000,
+    holdMs: config.outboxRelayHoldMs,
+  });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'challenge' },

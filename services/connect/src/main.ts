@@ -10,6 +10,7 @@ import { createMetrics } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { startOutboxRelay } from '../../runtime/outbox.js';
+import { createSubscriptionCheck } from '../../runtime/subscribedTypesCache.js';
 import { serviceClient } from '../../runtime/rpcClient.js';
 import { DEFAULT_PROJECT_URLS } from './projects/domain/projectDeps.js';
 import { checkBaseUrl, frontendApiUrlFor } from './projects/domain/projectRules.js';
@@ -29,7 +30,7 @@ import { mongoUserStore } from './users/store/users.js';
 import { rpcOneTimeCodes } from './clients/challengeClient.js';
 import { rpcPasskeyCeremonies } from './clients/ceremonyClient.js';
 import { rpcUserCleanup } from './clients/userCleanup.js';
-import { rpcEventPublisher } from './clients/eventPublisher.js';
+import { rpcEventPublisher, rpcSubscribedEventTypes } from '../../runtime/eventsRpc.js';
 import { userSessionEnder } from './sessions/index.js';
 
 const env = new EnvReader();
@@ -47,6 +48,9 @@ const config = {
   frontendApiUrl: env.string('FRONTEND_API_URL', DEFAULT_PROJECT_URLS.frontendApiUrl),
   backendApiUrl: env.string('BACKEND_API_URL', DEFAULT_PROJECT_URLS.backendApiUrl),
   drainMs: env.int('SHUTDOWN_DRAIN_MS', 2000, 0, 60_000),
+  // A test setting (0 otherwise): the outbox relay leaves an event alone until it is this old, so a
+  // test can kill the process after it acknowledged a change and before the event left.
+  outboxRelayHoldMs: env.int('OUTBOX_RELAY_HOLD_MS', 0, 0, 60_000),
 };
 const logger = createLogger('connect');
 try {
@@ -61,7 +65,17 @@ try {
   const ceremony = serviceClient(CeremonyService, config.ceremonyUrl, callerToken);
   const challenges = serviceClient(ChallengeService, config.challengeUrl, callerToken);
   const sessions = mongoSessionStore(store.db);
-  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, { publish: rpcEventPublisher(serviceClient(EventService, config.eventsUrl, callerToken)), confirm: confirmConnectEvent(mongoUserStore(store.db), sessions), logger, now: () => new Date(), intervalMs: 2000 });
+  const eventsClient = serviceClient(EventService, config.eventsUrl, callerToken);
+  const events = startOutboxRelay(store.db, CONNECT_OUTBOX, {
+    publish: rpcEventPublisher(eventsClient),
+    // No outbox write for an event no endpoint of the project subscribes to.
+    subscriptions: createSubscriptionCheck(rpcSubscribedEventTypes(eventsClient)),
+    confirm: confirmConnectEvent(mongoUserStore(store.db), sessions),
+    logger,
+    now: () => new Date(),
+    intervalMs: 2000,
+    holdMs: config.outboxRelayHoldMs,
+  });
   let accepting = true;
   const server = createServer({
     internalAuth: { keys: internalAuth, service: 'connect' },

@@ -30,6 +30,10 @@ const config = {
   timeoutMs: env.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
   concurrency: env.int('WEBHOOK_CONCURRENCY', 8, 1, 256),
   idleMs: env.int('WEBHOOK_POLL_MS', 250, 10, 60_000),
+  // How long producers may rely on "no endpoint subscribes to this type" (0: they write every
+  // event); an endpoint's create waits this long plus a second. At most 5 s: the create must
+  // answer within the gateway's upstream timeout.
+  subscriptionCacheMs: env.int('WEBHOOK_SUBSCRIPTION_CACHE_MS', 3000, 0, 5000),
 };
 const logger = createLogger('events');
 try {
@@ -55,6 +59,7 @@ try {
     allowPrivateAddresses: config.allowPrivateAddresses,
     settings,
     resolveHost,
+    subscriptionCacheMs: config.subscriptionCacheMs,
     now,
   });
   const worker = runDeliveryWorker(

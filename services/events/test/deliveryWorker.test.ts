@@ -33,7 +33,7 @@ function deps() {
   const endpoints = mongoWebhookEndpointStore(db.store.db);
   const deliveries = mongoDeliveryStore(db.store.db);
   const settings = mongoWebhookProjectSettingsStore(db.store.db);
-  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses: true, settings, resolveHost: async () => ['127.0.0.1'], now };
+  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses: true, settings, resolveHost: async () => ['127.0.0.1'], subscriptionCacheMs: 0, now };
   const worker = (owner = 'w1'): DeliveryWorkerDeps => ({
     endpoints,
     deliveries,

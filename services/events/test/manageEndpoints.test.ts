@@ -42,7 +42,7 @@ function deps(opts: { allowPrivate?: boolean; post?: WebhookPoster } = {}) {
   const deliveries = mongoDeliveryStore(db.store.db);
   const settings = mongoWebhookProjectSettingsStore(db.store.db);
   const allowPrivateAddresses = opts.allowPrivate ?? true;
-  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses, settings, resolveHost: async () => ['127.0.0.1'], now };
+  const endpointDeps: EndpointDeps = { endpoints, masterKey, allowPrivateAddresses, settings, subscriptionCacheMs: 0, resolveHost: async () => ['127.0.0.1'], now };
   const worker: DeliveryWorkerDeps = { endpoints, deliveries, settings, masterKey, allowPrivateAddresses, retryDelaysSeconds: [5, 300], owner: 'w1', leaseMs: 60_000, now, post: opts.post ?? fakePost };
   return { endpoints, deliveries, settings, endpointDeps, worker, now };
 }

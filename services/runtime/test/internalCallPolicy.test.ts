@@ -96,10 +96,11 @@ describe('the internal call policy', () => {
     expect(calleesOf('challenge')).toEqual(['connect', 'events']);
     expect(calleesOf('ceremony')).toEqual(['challenge', 'connect', 'events']);
     expect(calleesOf('connect')).toEqual(['ceremony', 'challenge', 'events']);
-    // The outbox relays hand events over; nothing else of the events service is theirs, and it calls no one.
-    expect(allowedAt('events', 'connect')).toEqual(['passkeyauth.events.v1.EventService/PublishEvents']);
-    expect(allowedAt('events', 'ceremony')).toEqual(['passkeyauth.events.v1.EventService/PublishEvents']);
-    expect(allowedAt('events', 'challenge')).toEqual(['passkeyauth.events.v1.EventService/PublishEvents']);
+    // The outbox relays hand events over and ask what is subscribed; nothing else of the events service is theirs, and it calls no one.
+    const producerCalls = ['passkeyauth.events.v1.EventService/GetSubscribedEventTypes', 'passkeyauth.events.v1.EventService/PublishEvents'];
+    expect(allowedAt('events', 'connect')).toEqual(producerCalls);
+    expect(allowedAt('events', 'ceremony')).toEqual(producerCalls);
+    expect(allowedAt('events', 'challenge')).toEqual(producerCalls);
     expect(calleesOf('events')).toEqual([]);
   });
 });

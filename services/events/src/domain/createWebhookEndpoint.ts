@@ -5,11 +5,12 @@ import { isEventType, EVENT_TYPES } from './eventTypes.js';
 import type { HostResolver, WebhookEndpointRecord, WebhookEndpointStore, WebhookProjectSettingsStore } from './ports.js';
 import { privateAddressesAllowed } from './projectSettings.js';
 import { newSigningSecret, sealSecret, secretAad } from './sealSecret.js';
+import { waitUntilProducersSee, type SubscriptionDeps } from './subscribedEventTypes.js';
 
 /** At most this many endpoints per project: each event is posted to every subscribed one. */
 export const MAX_ENDPOINTS_PER_PROJECT = 10;
 
-export interface EndpointDeps {
+export interface EndpointDeps extends SubscriptionDeps {
   endpoints: WebhookEndpointStore;
   masterKey: Buffer;
   /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true under `npm start` and the tests only. */
@@ -71,7 +72,11 @@ export function checkEndpointFields(input: EndpointFields, basicAuth: { username
   if (first) throw invalidArgument('validation_error', `${first.field} ${first.message}`, problems);
 }
 
-/** Creates an endpoint; answers the record and the signing secret, which is never shown again. */
+/**
+ * Creates an endpoint; answers the record and the signing secret, which is never shown again.
+ * Answers only once every producer sees its types (waitUntilProducersSee), so each change
+ * acknowledged after this answer produces its event.
+ */
 export async function createWebhookEndpoint(deps: EndpointDeps, input: CreateWebhookEndpointInput): Promise<{ record: WebhookEndpointRecord; signingSecret: string }> {
   checkEndpointFields(input, { username: input.basicAuthUsername, hasPassword: Boolean(input.basicAuthPassword) });
   const url = await checkWebhookUrl(input.url, await privateAddressesAllowed(deps, input.projectId), deps.resolveHost);
@@ -94,5 +99,6 @@ export async function createWebhookEndpoint(deps: EndpointDeps, input: CreateWeb
   if (!(await deps.endpoints.insertBelowLimit(record, MAX_ENDPOINTS_PER_PROJECT))) {
     throw failedPrecondition('webhook_endpoint_limit_reached', `a project has at most ${MAX_ENDPOINTS_PER_PROJECT} webhook endpoints; delete one first`);
   }
+  await waitUntilProducersSee(deps, input.projectId, id, input.subscribedEvents, now);
   return { record, signingSecret };
 }

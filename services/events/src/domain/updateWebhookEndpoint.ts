@@ -4,6 +4,7 @@ import { endpointNotFound, findWebhookEndpoint } from './manageWebhookEndpoints.
 import type { EndpointChange, WebhookEndpointRecord } from './ports.js';
 import { privateAddressesAllowed } from './projectSettings.js';
 import { sealSecret, secretAad } from './sealSecret.js';
+import { waitUntilProducersSee } from './subscribedEventTypes.js';
 
 /** PATCH /v2/webhookEndpoints/{id}: what is absent stays as it is. */
 export interface UpdateWebhookEndpointInput {
@@ -64,5 +65,8 @@ export async function updateWebhookEndpoint(deps: EndpointDeps, input: UpdateWeb
   const updated = await deps.endpoints.update(input.projectId, input.endpointId, change);
   // Deleted between the read and the write.
   if (!updated) throw endpointNotFound(input.endpointId);
+  // Types this update adds: answered once every producer records them (as for a create).
+  const added = eventsGiven ? input.subscribedEvents.filter((t) => !existing.subscribedEvents.includes(t)) : [];
+  await waitUntilProducersSee(deps, input.projectId, input.endpointId, added, change.set.updatedAt as Date);
   return updated;
 }

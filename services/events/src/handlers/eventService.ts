@@ -10,6 +10,7 @@ import { deleteWebhookEndpoint, describeEndpoint, findWebhookEndpoint, listWebho
 import type { DeliveryStore } from '../domain/ports.js';
 import { publishEvents, type PublishedEvent } from '../domain/publishEvents.js';
 import { rotateSigningSecret } from '../domain/rotateSigningSecret.js';
+import { getSubscribedEventTypes } from '../domain/subscribedEventTypes.js';
 import { updateWebhookEndpoint } from '../domain/updateWebhookEndpoint.js';
 
 export type EventServiceDeps = EndpointDeps & { deliveries: DeliveryStore };
@@ -79,6 +80,10 @@ export function eventServiceImpl(deps: EventServiceDeps): ServiceImpl<typeof Eve
         browser: e.browser,
       }));
       return { deliveriesCreated: await publishEvents(deps, events) };
+    },
+    async getSubscribedEventTypes(req) {
+      const { types, validMs } = await getSubscribedEventTypes(deps, req.projectId);
+      return { eventTypes: types, validMs: BigInt(validMs) };
     },
   };
 }
