@@ -20,6 +20,13 @@ export const METRIC_NAMES = {
   gatewayDuration: 'gateway_request_duration_seconds',
   ceremonyOutcomes: 'ceremony_outcomes_total',
   challengeDeliveries: 'challenge_deliveries_total',
+  webhookAttempts: 'webhook_delivery_attempts_total',
+  webhookAttemptDuration: 'webhook_attempt_duration_seconds',
+  webhookLag: 'webhook_delivery_lag_seconds',
+  webhookEndpointsDisabled: 'webhook_endpoints_disabled_total',
+  outboxPublished: 'outbox_events_published_total',
+  outboxSkipped: 'outbox_events_skipped_total',
+  outboxRelayFailures: 'outbox_relay_failures_total',
 } as const;
 
 export function createMetrics(service: string): Metrics {
@@ -69,4 +76,66 @@ export function challengeDeliveryCounter(metrics: Metrics): Counter<'channel' | 
     'channel',
     'result',
   ]);
+}
+
+/** The outcomes of a webhook attempt (services/events/src/domain/observeDelivery.ts): a closed set, so each series exists from the start. */
+const WEBHOOK_ATTEMPT_OUTCOMES = ['succeeded', 'failed_http', 'gone', 'failed_network', 'address_not_allowed', 'endpoint_unavailable'] as const;
+
+/**
+ * The events service's delivery metrics, as the worker's observer (its DeliveryObserver port).
+ * No project, endpoint or URL is a label: they are unbounded and name tenants; the delivery log
+ * (`GET /v2/webhookEndpoints/{id}/deliveries`) says which endpoint fails.
+ */
+export function webhookDeliveryObserver(metrics: Metrics) {
+  const attempts = metrics.counter(METRIC_NAMES.webhookAttempts, 'Webhook delivery attempts by outcome (succeeded, failed_http, gone, failed_network, address_not_allowed, endpoint_unavailable)', [
+    'outcome',
+  ]);
+  for (const outcome of WEBHOOK_ATTEMPT_OUTCOMES) attempts.inc({ outcome }, 0);
+  const disabled = metrics.counter(METRIC_NAMES.webhookEndpointsDisabled, 'Webhook endpoints disabled by a failed attempt, by reason (gone: a 410; failing: a day of failures)', ['reason']);
+  for (const reason of ['gone', 'failing']) disabled.inc({ reason }, 0);
+  const duration = new Histogram({
+    name: METRIC_NAMES.webhookAttemptDuration,
+    help: "Duration of a webhook attempt's HTTP request, until the answer or the failure (timeout WEBHOOK_TIMEOUT_MS)",
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [metrics.registry],
+  });
+  const lag = new Histogram({
+    name: METRIC_NAMES.webhookLag,
+    help: "Seconds from an event's occurrence (at its producer) to its delivery's successful attempt, retries included",
+    // From the relay and poll delays (tenths of seconds) to the retry schedule's last steps (hours, a day).
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 7200, 18000, 36000, 86400],
+    registers: [metrics.registry],
+  });
+  return {
+    attempted(outcome: string, seconds: number | null) {
+      attempts.inc({ outcome });
+      if (seconds !== null) duration.observe(seconds);
+    },
+    delivered(lagSeconds: number) {
+      lag.observe(lagSeconds);
+    },
+    endpointDisabled(reason: string) {
+      disabled.inc({ reason });
+    },
+  };
+}
+
+/** A producer's outbox relay metrics, as its observer (services/runtime/outbox.ts, OutboxObserver). */
+export function outboxRelayObserver(metrics: Metrics) {
+  const published = metrics.counter(METRIC_NAMES.outboxPublished, 'Outbox events handed to the events service (PublishEvents answered)', []);
+  const skipped = metrics.counter(METRIC_NAMES.outboxSkipped, 'Events not written to the outbox: no webhook endpoint of the project subscribes to the type', []);
+  const failures = metrics.counter(METRIC_NAMES.outboxRelayFailures, 'Relay runs that failed (events service or store unreachable); the events stay in the outbox and are retried', []);
+  // Present at 0 from the start, so rate() and alerts see the series before the first event.
+  for (const c of [published, skipped, failures]) c.inc(0);
+  return {
+    published(count: number) {
+      published.inc(count);
+    },
+    skipped() {
+      skipped.inc();
+    },
+    relayFailed() {
+      failures.inc();
+    },
+  };
 }

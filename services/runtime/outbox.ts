@@ -74,6 +74,16 @@ export interface EventOutbox {
  */
 export type ChangeConfirmer = (event: OutboxRecord) => Promise<boolean>;
 
+/** What the relay reports to the metrics (metrics.ts, outboxRelayObserver). */
+export interface OutboxObserver {
+  /** Events the events service has stored (a batch marked sent). */
+  published(count: number): void;
+  /** An event not written: no endpoint of the project subscribes to its type. */
+  skipped(): void;
+  /** A relay run failed; its events stay in the outbox and are retried. */
+  relayFailed(): void;
+}
+
 /** Hands a batch to the events service; resolves once every event of it is stored there. */
 export type EventPublisher = (events: OutboxRecord[]) => Promise<void>;
 
@@ -116,6 +126,7 @@ export function startOutboxRelay(
     subscriptions?: SubscriptionCheck;
     /** OUTBOX_RELAY_HOLD_MS, a test setting (0 otherwise): ready entries are published only once this old. */
     holdMs?: number;
+    observer?: OutboxObserver;
   },
 ): OutboxRelay {
   const coll: Collection<OutboxRecord> = db.collection(collection);
@@ -177,6 +188,7 @@ export function startOutboxRelay(
         throw err;
       }
       await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $set: { state: 'sent', sentAt: opts.now() }, $unset: { leaseUntil: '' } });
+      opts.observer?.published(batch.length);
       if (stopping || batch.length < BATCH) return;
     }
   };
@@ -189,7 +201,10 @@ export function startOutboxRelay(
       return;
     }
     running = relayOnce(withAbandoned)
-      .catch((err: unknown) => opts.logger.warn({ err: (err as Error).message }, 'event relay failed; the events stay in the outbox and are retried'))
+      .catch((err: unknown) => {
+        opts.observer?.relayFailed();
+        opts.logger.warn({ err: (err as Error).message }, 'event relay failed; the events stay in the outbox and are retried');
+      })
       .finally(() => {
         running = null;
         if (again) {
@@ -213,7 +228,7 @@ export function startOutboxRelay(
         if (!skip()) {
           await coll.insertOne(entryOf(event, 'ready'));
           kick();
-        }
+        } else opts.observer?.skipped();
         return result;
       }
       const entry = entryOf(event, 'prepared');
@@ -235,7 +250,7 @@ export function startOutboxRelay(
       return result;
     },
     async record(event) {
-      if ((await unsubscribed(event))?.()) return;
+      if ((await unsubscribed(event))?.()) return opts.observer?.skipped();
       await coll.insertOne(entryOf(event, 'ready'));
       kick();
     },

@@ -4,7 +4,7 @@ import { UserService } from '../../../gen/passkeyauth/connect/v1/user_service_pb
 import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
-import { ceremonyOutcomeCounter, createMetrics } from '../../runtime/metrics.js';
+import { ceremonyOutcomeCounter, createMetrics, outboxRelayObserver } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { startOutboxRelay } from '../../runtime/outbox.js';
@@ -67,6 +67,7 @@ try {
     now: () => new Date(),
     intervalMs: 2000,
     holdMs: config.outboxRelayHoldMs,
+    observer: outboxRelayObserver(metrics),
   });
   let accepting = true;
   const server = createServer({

@@ -6,7 +6,7 @@ import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
 import { parseMasterKey } from '../../runtime/masterKey.js';
-import { createMetrics } from '../../runtime/metrics.js';
+import { createMetrics, outboxRelayObserver } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { internalTokenSource, parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { startOutboxRelay } from '../../runtime/outbox.js';
@@ -75,6 +75,7 @@ try {
     now: () => new Date(),
     intervalMs: 2000,
     holdMs: config.outboxRelayHoldMs,
+    observer: outboxRelayObserver(metrics),
   });
   let accepting = true;
   const server = createServer({

@@ -4,7 +4,7 @@ import { EnvReader } from '../../runtime/config.js';
 import { handleShutdown, listen } from '../../runtime/lifecycle.js';
 import { createLogger } from '../../runtime/logger.js';
 import { parseMasterKey } from '../../runtime/masterKey.js';
-import { createMetrics } from '../../runtime/metrics.js';
+import { createMetrics, webhookDeliveryObserver } from '../../runtime/metrics.js';
 import { connectStore, databaseNameOf } from '../../runtime/mongo.js';
 import { parseInternalAuthKeys } from '../../runtime/internalAuth.js';
 import { parseRetrySchedule } from './domain/retrySchedule.js';
@@ -75,6 +75,7 @@ try {
       owner: `events-${randomBytes(6).toString('hex')}`,
       leaseMs: config.timeoutMs + 50_000,
       now,
+      observer: webhookDeliveryObserver(metrics),
     },
     { concurrency: config.concurrency, idleMs: config.idleMs, logger },
   );

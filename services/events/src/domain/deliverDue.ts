@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retrySchedule.js';
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
+import { attemptOutcome, eventLagSeconds, type DeliveryObserver } from './observeDelivery.js';
 import { privateAddressesAllowed } from './projectSettings.js';
 import { openSecret, secretAad } from './sealSecret.js';
 
@@ -19,6 +20,8 @@ export interface DeliveryWorkerDeps {
   /** How long a claimed delivery is this replica's: longer than an attempt's timeout. */
   leaseMs: number;
   now: () => Date;
+  /** The metrics (observeDelivery.ts); none when absent. */
+  observer?: DeliveryObserver;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
   if (!endpoint || !endpoint.enabled) {
     const attempt: DeliveryAttempt = { at: start, status: 0, durationMs: 0, error: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' };
     await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'failed', finishedAt: start });
+    deps.observer?.attempted('endpoint_unavailable', null);
     return true;
   }
   const signingAad = secretAad(endpoint.projectId, endpoint._id, 'signing');
@@ -72,14 +76,19 @@ export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
   const end = deps.now();
   const attempt: DeliveryAttempt = { at: start, status: result.status, durationMs: end.getTime() - start.getTime(), ...(result.error ? { error: result.error } : {}) };
   const attempts = delivery.attempts + 1;
+  deps.observer?.attempted(attemptOutcome(result), attempt.durationMs / 1000);
   if (result.status >= 200 && result.status < 300) {
     if (await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'delivered', finishedAt: end })) {
       if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, end);
+      const lag = deps.observer ? eventLagSeconds(delivery.body, end) : null;
+      if (lag !== null) deps.observer?.delivered(lag);
     }
     return true;
   }
   const gone = result.status === 410;
   const updated = await deps.endpoints.markFailed(endpoint.projectId, endpoint._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
+  // The endpoint was enabled when this attempt began: disabled now means by this failure.
+  if (updated?.enabled === false) deps.observer?.endpointDisabled(gone ? 'gone' : 'failing');
   const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, attempts, end);
   await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end });
   return true;
