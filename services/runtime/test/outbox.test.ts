@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../test/kit/openTestDatabase.js';
 import { createLogger } from '../logger.js';
+import { createMetrics, outboxRelayObserver } from '../metrics.js';
 import { outboxIndexes, startOutboxRelay, type OutboxRecord } from '../outbox.js';
 
 const COLLECTION = 'test_outbox';
@@ -149,6 +150,42 @@ describe('outbox relay', () => {
       await until(async () => (await coll().countDocuments({ _id: 'evt-2' })) === 0);
       await pause(100);
       expect(published.map((e) => e._id)).toEqual(['evt-1']);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('counts published events, failed relay runs and events skipped as unsubscribed in its metrics', async () => {
+    const metrics = createMetrics('connect');
+    let failing = true;
+    const relay = startOutboxRelay(db.store.db, COLLECTION, {
+      publish: async () => {
+        if (failing) throw new Error('events service unavailable');
+      },
+      confirm: async () => true,
+      logger,
+      now,
+      intervalMs: 30,
+      // user.deleted: no endpoint subscribes (an answer that still holds); the rest is written.
+      subscriptions: async (_projectId, type) => (type === 'user.deleted' ? () => true : null),
+      observer: outboxRelayObserver(metrics),
+    });
+    const value = async (name: string) => (await metrics.registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
+    try {
+      // Present at 0 before anything happened.
+      expect(await value('outbox_events_published_total')).toBe(0);
+      await relay.around({ projectId: 'pro-1', type: 'user.created', data: { userID: 'usr-m1' } }, async () => undefined);
+      await relay.record({ projectId: 'pro-1', type: 'user.created', data: { userID: 'usr-m2' } });
+      await relay.record({ projectId: 'pro-1', type: 'user.deleted', data: { userID: 'usr-m1' } });
+      await relay.around({ projectId: 'pro-1', type: 'user.deleted', data: { userID: 'usr-m2' } }, async () => undefined);
+      expect(await value('outbox_events_skipped_total')).toBe(2);
+      await until(async () => (await value('outbox_relay_failures_total')) >= 1);
+      expect(await value('outbox_events_published_total')).toBe(0);
+      failing = false;
+      await until(async () => (await value('outbox_events_published_total')) === 2);
+      await pause(100);
+      expect(await value('outbox_events_published_total')).toBe(2);
+      expect(await coll().countDocuments({ state: 'sent' })).toBe(2);
     } finally {
       await relay.stop();
     }
