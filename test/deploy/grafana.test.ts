@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createGateway, type GatewayDeps } from '../../gateway/src/server.js';
-import { ceremonyOutcomeCounter, challengeDeliveryCounter, createMetrics, METRIC_NAMES } from '../../services/runtime/metrics.js';
+import { ceremonyOutcomeCounter, challengeDeliveryCounter, createMetrics, METRIC_NAMES, outboxRelayObserver, webhookDeliveryObserver } from '../../services/runtime/metrics.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FILE = join(REPO, 'deploy', 'grafana', 'passkeyauth-dashboard.json');
@@ -28,13 +28,16 @@ interface Panel {
   targets?: Target[];
 }
 
-/** Every series name the four processes expose, with the suffixes Prometheus gives histograms and summaries. */
+/** Every series name the five processes expose, with the suffixes Prometheus gives histograms and summaries. */
 async function exposedSeries(): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const service of ['gateway', 'ceremony', 'challenge', 'connect']) {
+  for (const service of ['gateway', 'ceremony', 'challenge', 'connect', 'events']) {
     const metrics = createMetrics(service);
     if (service === 'ceremony') ceremonyOutcomeCounter(metrics);
     if (service === 'challenge') challengeDeliveryCounter(metrics);
+    // The producers' outbox relays, and the events service's delivery worker.
+    if (['ceremony', 'challenge', 'connect'].includes(service)) outboxRelayObserver(metrics);
+    if (service === 'events') webhookDeliveryObserver(metrics);
     // Builds the listeners without starting them; only the registry and the routes are read here.
     if (service === 'gateway') createGateway({ routes: [], registry: metrics.registry, logger: pino({ level: 'silent' }) } as unknown as GatewayDeps);
     for (const m of await metrics.registry.getMetricsAsJSON()) {
@@ -107,6 +110,9 @@ describe('Grafana dashboard', () => {
     has(/ceremony_outcomes_total/);
     has(/challenge_deliveries_total/);
     has(/histogram_quantile\(0\.95, .*store_operation_duration_seconds_bucket/);
+    has(/sum by \(outcome\) \(rate\(webhook_delivery_attempts_total/);
+    has(/histogram_quantile\(0\.99, .*webhook_delivery_lag_seconds_bucket/);
+    has(/outbox_relay_failures_total/);
   });
 
   it('reads only metrics the processes expose, and every metric of this code base is on it', async () => {
