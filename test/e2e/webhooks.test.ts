@@ -162,6 +162,31 @@ describe('deliveries', () => {
     expect((delivery!.log as { status: number }[]).map((l) => l.status)).toEqual([500, 500, 200]);
   });
 
+  it("exports the deliveries above in the events service's /metrics, and connect's relay its published events, naming no tenant", async () => {
+    const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    // The deliveries of the tests above: two user.created and a user.deleted delivered, two 500s.
+    // (A success is observed just after the delivery is stored as delivered: wait for the third.)
+    await expect.poll(async () => value(await scrape(stack.ports.events), 'webhook_delivery_lag_seconds_count{service="events"}')).toBeGreaterThanOrEqual(3);
+    const events = await scrape(stack.ports.events);
+    expect(value(events, 'webhook_delivery_attempts_total{outcome="succeeded",service="events"}')).toBeGreaterThanOrEqual(3);
+    expect(value(events, 'webhook_delivery_attempts_total{outcome="failed_http",service="events"}')).toBeGreaterThanOrEqual(2);
+    expect(value(events, 'webhook_delivery_attempts_total{outcome="failed_network",service="events"}')).toBe(0);
+    expect(value(events, 'webhook_attempt_duration_seconds_count{service="events"}')).toBeGreaterThanOrEqual(5);
+    expect(value(events, 'webhook_delivery_lag_seconds_count{service="events"}')).toBeGreaterThanOrEqual(3);
+    // Every delivery above took less than a day, the retried one at least the two half-second waits.
+    expect(value(events, 'webhook_delivery_lag_seconds_bucket{le="86400",service="events"}')).toBe(value(events, 'webhook_delivery_lag_seconds_count{service="events"}'));
+    expect(value(events, 'webhook_delivery_lag_seconds_bucket{le="0.5",service="events"}')).toBeLessThan(value(events, 'webhook_delivery_lag_seconds_count{service="events"}'));
+    expect(value(events, 'webhook_endpoints_disabled_total{reason="gone",service="events"}')).toBe(0);
+    const connect = await scrape(stack.ports.connect);
+    expect(value(connect, 'outbox_events_published_total{service="connect"}')).toBeGreaterThanOrEqual(3);
+    expect(value(connect, 'outbox_relay_failures_total{service="connect"}')).toBe(0);
+    for (const text of [events, connect]) {
+      expect(text).not.toContain(project.projectID);
+      expect(text).not.toMatch(/whe-|evt-|127\.0\.0\.1:/);
+    }
+  });
+
   it('delivers passkey.created from the ceremony service (B3) with the passkey and user IDs', async () => {
     const userID = (await call('/v2/users', { body: { status: 'active' } })).body.userID as string;
     const start = await call('/v2/passkey/append/start', {
