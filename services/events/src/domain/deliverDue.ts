@@ -87,7 +87,8 @@ export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
   }
   const gone = result.status === 410;
   const updated = await deps.endpoints.markFailed(endpoint.projectId, endpoint._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
-  // The endpoint was enabled when this attempt began: disabled now means by this failure.
+  // The endpoint was enabled when this attempt began: disabled now means by this failure (or a
+  // concurrent replica's, then counted by both: rare, and a count, not a state).
   if (updated?.enabled === false) deps.observer?.endpointDisabled(gone ? 'gone' : 'failing');
   const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, attempts, end);
   await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end });
