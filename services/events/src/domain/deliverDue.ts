@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retrySchedule.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
-import { privateAddressesAllowed } from './projectSettings.js';
-import { openSecret, secretAad } from './sealSecret.js';
+import { openEndpoints, type OpenedEndpoint } from './openEndpoints.js';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
 
 export interface DeliveryWorkerDeps {
   endpoints: WebhookEndpointStore;
@@ -10,12 +9,14 @@ export interface DeliveryWorkerDeps {
   post: WebhookPoster;
   masterKey: Buffer;
   allowPrivateAddresses: boolean;
-  /** Per-project settings: an operator's private-address allowance, read at every attempt. */
+  /** Per-project settings: an operator's private-address allowance, read for every batch of attempts. */
   settings: WebhookProjectSettingsStore;
   /** Delays after each failed attempt (retrySchedule.ts). */
   retryDelaysSeconds: readonly number[];
-  /** This replica's lease owner ID. */
+  /** This replica's lease owner ID (each claim adds its own number). */
   owner: string;
+  /** Deliveries one claim takes and attempts at once (1 when unset). */
+  batchSize?: number;
   /** How long a claimed delivery is this replica's: longer than an attempt's timeout. */
   leaseMs: number;
   now: () => Date;
@@ -45,42 +46,49 @@ export function deliveryHeaders(
   return headers;
 }
 
+let claims = 0;
+
 /**
- * Claims one due delivery and makes one attempt. Answers false when nothing was due. The outcome
- * is written under the lease (owner and attempt count in the filter): a replica that lost its
- * lease (it took longer than the lease) writes nothing, and the other replica's attempt counts.
+ * Claims up to `batchSize` due deliveries and makes one attempt at each (all at once). Answers
+ * false when nothing was due. Each claim leases under its own token (`<owner>.<n>`), so two lanes
+ * or replicas never hold the same delivery; the outcomes are written under that lease (token and
+ * attempt count in the filter), in one command: a claim that lost its lease (it took longer than
+ * the lease) writes nothing, and the other claim's attempt counts.
  */
 export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
   const start = deps.now();
-  const delivery = await deps.deliveries.claimDue(start, deps.owner, new Date(start.getTime() + deps.leaseMs));
-  if (!delivery) return false;
-  const endpoint = await deps.endpoints.find(delivery.projectId, delivery.endpointId);
-  if (!endpoint || !endpoint.enabled) {
+  const owner = `${deps.owner}.${++claims}`;
+  const batch = await deps.deliveries.claimDue(start, owner, new Date(start.getTime() + deps.leaseMs), deps.batchSize ?? 1);
+  if (batch.length === 0) return false;
+  const endpoints = await openEndpoints(deps, batch, start);
+  const outcomes = await Promise.all(batch.map((delivery) => attemptDelivery(deps, delivery, endpoints.get(delivery.endpointId))));
+  await deps.deliveries.recordAttempts(outcomes, owner);
+  // A success ends an endpoint's failing period (once per endpoint of the batch).
+  const recovered = new Set(outcomes.filter((o) => o.outcome.status === 'delivered').map((o) => o.record.endpointId));
+  for (const endpointId of recovered) {
+    const endpoint = endpoints.get(endpointId)!.record;
+    if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, deps.now());
+  }
+  return true;
+}
+
+/**
+ * One attempt at one delivery; a failure first counts against the endpoint (which may disable it:
+ * then the delivery fails instead of being retried). Answers the outcome to record.
+ */
+async function attemptDelivery(deps: DeliveryWorkerDeps, delivery: DeliveryRecord, endpoint: OpenedEndpoint | undefined): Promise<AttemptOutcome & { record: DeliveryRecord }> {
+  const start = deps.now();
+  if (!endpoint || !endpoint.record.enabled) {
     const attempt: DeliveryAttempt = { at: start, status: 0, durationMs: 0, error: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' };
-    await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'failed', finishedAt: start });
-    return true;
+    return { record: delivery, attempt, outcome: { status: 'failed', finishedAt: start } };
   }
-  const signingAad = secretAad(endpoint.projectId, endpoint._id, 'signing');
-  const signingSecrets = [openSecret(deps.masterKey, signingAad, endpoint.signingSecret)];
-  // The previous secret signs too while its overlap runs; after it, it is ignored (and swept).
-  if (endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > start) {
-    signingSecrets.push(openSecret(deps.masterKey, signingAad, endpoint.previousSigningSecret));
-  }
-  const password = endpoint.basicAuthPassword ? openSecret(deps.masterKey, secretAad(endpoint.projectId, endpoint._id, 'basic'), endpoint.basicAuthPassword) : null;
-  const allowPrivate = await privateAddressesAllowed(deps, endpoint.projectId);
-  const result = await deps.post(endpoint.url, deliveryHeaders(endpoint, delivery, signingSecrets, password, start), delivery.body, allowPrivate);
+  const { record } = endpoint;
+  const result = await deps.post(record.url, deliveryHeaders(record, delivery, endpoint.signingSecrets, endpoint.basicAuthPassword, start), delivery.body, endpoint.allowPrivate);
   const end = deps.now();
   const attempt: DeliveryAttempt = { at: start, status: result.status, durationMs: end.getTime() - start.getTime(), ...(result.error ? { error: result.error } : {}) };
-  const attempts = delivery.attempts + 1;
-  if (result.status >= 200 && result.status < 300) {
-    if (await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'delivered', finishedAt: end })) {
-      if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, end);
-    }
-    return true;
-  }
+  if (result.status >= 200 && result.status < 300) return { record: delivery, attempt, outcome: { status: 'delivered', finishedAt: end } };
   const gone = result.status === 410;
-  const updated = await deps.endpoints.markFailed(endpoint.projectId, endpoint._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
-  const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, attempts, end);
-  await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end });
-  return true;
+  const updated = await deps.endpoints.markFailed(record.projectId, record._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
+  const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, delivery.attempts + 1, end);
+  return { record: delivery, attempt, outcome: next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end } };
 }

@@ -54,6 +54,8 @@ export interface WebhookEndpointStore {
   /** The project's enabled endpoints subscribed to `type`. */
   listSubscribed(projectId: string, type: string): Promise<WebhookEndpointRecord[]>;
   find(projectId: string, endpointId: string): Promise<WebhookEndpointRecord | null>;
+  /** The project's endpoints among `endpointIds` (one query; missing ones are absent). */
+  findMany(projectId: string, endpointIds: string[]): Promise<WebhookEndpointRecord[]>;
   /** Every type some endpoint of the project subscribes to, enabled or not (distinct over the project_events index). */
   subscribedTypes(projectId: string): Promise<string[]>;
   delete(projectId: string, endpointId: string): Promise<boolean>;
@@ -112,6 +114,7 @@ export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
     list: (projectId) => coll.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray(),
     listSubscribed: (projectId, type) => coll.find({ projectId, subscribedEvents: type, enabled: true }).toArray(),
     find: (projectId, endpointId) => coll.findOne({ _id: endpointId, projectId }),
+    findMany: (projectId, endpointIds) => coll.find({ _id: { $in: endpointIds }, projectId }).toArray(),
     subscribedTypes: async (projectId) => (await coll.distinct('subscribedEvents', { projectId })) as string[],
     async delete(projectId, endpointId) {
       const deleted = await coll.findOneAndDelete({ _id: endpointId, projectId });
