@@ -1,5 +1,5 @@
 /** The webhook_deliveries collection (events service): one document per event and endpoint. */
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -79,12 +79,16 @@ export function mongoDeliveryStore(db: Db): DeliveryStore {
   const coll: Collection<DeliveryRecord> = db.collection('webhook_deliveries');
   return {
     async insertNew(records) {
-      // An upsert per delivery with $setOnInsert: an existing one (the event published before) is left as it is.
-      const result = await coll.bulkWrite(
-        records.map((r) => ({ updateOne: { filter: { _id: r._id, projectId: r.projectId }, update: { $setOnInsert: r }, upsert: true } })),
-        { ordered: false },
-      );
-      return result.upsertedCount;
+      // One unordered insert: a delivery that exists already (the event published before) fails
+      // alone with a duplicate key and is left as it is; any other error is the store's and thrown.
+      try {
+        return (await coll.insertMany(records, { ordered: false })).insertedCount;
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError)) throw err;
+        const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+        if (errors.some((e) => e.code !== 11000)) throw err;
+        return err.insertedCount;
+      }
     },
     async claimDue(now, owner, leaseUntil, limit) {
       // Three commands for a whole batch: the IDs due first (status_due index), one updateMany that
