@@ -2,7 +2,9 @@
  * The delivery loop of one events replica: up to `concurrency` attempts at a time, in lanes that
  * each claim a batch of up to CLAIM_BATCH due deliveries (a claim, an endpoint read and an outcome
  * write serve the whole batch) and attempt them at once; when nothing is due a lane sleeps `idleMs`
- * (new deliveries are due at once, so an event waits at most that long). A lane claims its next
+ * (new deliveries are due at once, so an event waits at most that long); so does a lane whose
+batch was not full (nothing else was due), which lets the next batch fill up instead of claiming
+each new delivery alone. A lane claims its next
  * batch when the slowest attempt of the last one ended, so a receiver slow up to the timeout holds
  * one lane, not the replica; batches stay small for that reason. Errors (a store outage) are logged and retried after the
  * pause; stop() waits for the attempts under way, whose leases would otherwise delay them.
@@ -10,7 +12,7 @@
  * using them at the expiry already; the sweep keeps them from staying at rest).
  */
 import type { Logger } from 'pino';
-import { deliverDue, type DeliveryWorkerDeps } from './domain/deliverDue.js';
+import { deliverDueBatch, type DeliveryWorkerDeps } from './domain/deliverDue.js';
 
 /** Deliveries one lane claims and attempts at once. */
 const CLAIM_BATCH = 4;
@@ -32,13 +34,14 @@ export function runDeliveryWorker(deps: DeliveryWorkerDeps, opts: { concurrency:
   const laneDeps = { ...deps, batchSize };
   const lane = async () => {
     while (!stopping) {
-      let worked = false;
+      let claimed = 0;
       try {
-        worked = await deliverDue(laneDeps);
+        claimed = await deliverDueBatch(laneDeps);
       } catch (err) {
         opts.logger.warn({ err: (err as Error).message }, 'webhook delivery step failed; retrying');
       }
-      if (!worked && !stopping) await pause();
+      // A batch that was not full took everything due: claiming again at once would find nothing.
+      if (claimed < batchSize && !stopping) await pause();
     }
   };
   const lanes = Array.from({ length: Math.ceil(opts.concurrency / batchSize) }, lane);

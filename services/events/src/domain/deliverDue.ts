@@ -56,10 +56,15 @@ let claims = 0;
  * the lease) writes nothing, and the other claim's attempt counts.
  */
 export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
+  return (await deliverDueBatch(deps)) > 0;
+}
+
+/** deliverDue answering how many deliveries it claimed (a lane that got fewer than it asked for pauses). */
+export async function deliverDueBatch(deps: DeliveryWorkerDeps): Promise<number> {
   const start = deps.now();
   const owner = `${deps.owner}.${++claims}`;
   const batch = await deps.deliveries.claimDue(start, owner, new Date(start.getTime() + deps.leaseMs), deps.batchSize ?? 1);
-  if (batch.length === 0) return false;
+  if (batch.length === 0) return 0;
   const endpoints = await openEndpoints(deps, batch, start);
   const outcomes = await Promise.all(batch.map((delivery) => attemptDelivery(deps, delivery, endpoints.get(delivery.endpointId))));
   await deps.deliveries.recordAttempts(outcomes, owner);
@@ -69,7 +74,7 @@ export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
     const endpoint = endpoints.get(endpointId)!.record;
     if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, deps.now());
   }
-  return true;
+  return batch.length;
 }
 
 /**
