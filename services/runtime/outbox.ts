@@ -45,6 +45,8 @@ export interface OutboxRecord {
   os: string;
   browser: string;
   leaseUntil?: Date;
+  /** The claim that holds the lease (one token per claim, see claimBatch). */
+  leaseOwner?: string;
   /** Set once the events service has it; the TTL index removes the entry a week later. */
   sentAt?: Date;
 }
@@ -150,19 +152,27 @@ export function startOutboxRelay(
   let running: Promise<void> | null = null;
   let again = false;
 
+  let claims = 0;
+  /** This relay's name in leaseOwner: every claim writes its own token (see claimBatch). */
+  const relayId = newId('rly');
+  /**
+   * Leases up to BATCH ready entries in three commands whatever the batch size: the IDs of the
+   * oldest ready unleased entries (state_time index), one updateMany that leases those still free
+   * to a token used by this claim only, and a read of the entries carrying that token. The lease
+   * condition is in the updateMany's filter and each document's update is atomic, so of two relays
+   * racing for an entry only one token lands on it, and each reads back only its own.
+   */
   const claimBatch = async (): Promise<OutboxRecord[]> => {
-    const batch: OutboxRecord[] = [];
-    while (batch.length < BATCH) {
-      const now = opts.now();
-      const claimed = await coll.findOneAndUpdate(
-        { state: 'ready', ...(opts.holdMs ? { occurredAt: { $lt: new Date(now.getTime() - opts.holdMs) } } : {}), $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
-        { $set: { leaseUntil: new Date(now.getTime() + LEASE_MS) } },
-        { sort: { occurredAt: 1 }, returnDocument: 'after' },
-      );
-      if (!claimed) break;
-      batch.push(claimed);
-    }
-    return batch;
+    const now = opts.now();
+    const leaseFree = { $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] };
+    const ready = { state: 'ready' as const, ...(opts.holdMs ? { occurredAt: { $lt: new Date(now.getTime() - opts.holdMs) } } : {}) };
+    const candidates = await coll.find({ ...ready, ...leaseFree }, { projection: { _id: 1 } }).sort({ occurredAt: 1 }).limit(BATCH).toArray();
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((c) => c._id);
+    const token = `${relayId}.${++claims}`;
+    const leased = await coll.updateMany({ _id: { $in: ids }, state: 'ready', ...leaseFree }, { $set: { leaseUntil: new Date(now.getTime() + LEASE_MS), leaseOwner: token } });
+    if (leased.modifiedCount === 0) return [];
+    return coll.find({ _id: { $in: ids }, leaseOwner: token }).sort({ occurredAt: 1 }).toArray();
   };
 
   /** Entries whose writer died between change and `ready`: published if the change happened, else dropped. */
@@ -184,10 +194,10 @@ export function startOutboxRelay(
         await opts.publish(batch);
       } catch (err) {
         // Give the batch back at once (the next run takes it again) rather than after its lease.
-        await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $unset: { leaseUntil: '' } }).catch(() => undefined);
+        await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $unset: { leaseUntil: '', leaseOwner: '' } }).catch(() => undefined);
         throw err;
       }
-      await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $set: { state: 'sent', sentAt: opts.now() }, $unset: { leaseUntil: '' } });
+      await coll.updateMany({ _id: { $in: batch.map((e) => e._id) }, state: 'ready' }, { $set: { state: 'sent', sentAt: opts.now() }, $unset: { leaseUntil: '', leaseOwner: '' } });
       opts.observer?.published(batch.length);
       if (stopping || batch.length < BATCH) return;
     }

@@ -99,9 +99,12 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: "ceremony: a user's auth events, newest first (trim, recent)", collection: 'auth_events', filter: { projectId: 'pro-1', userId: 'usr-1' }, sort: { createdAt: -1, _id: -1 }, index: 'project_user_created' },
   { what: 'outbox relay: the next unsent ready event (connect_outbox, ceremony_outbox)', collection: 'connect_outbox', filter: { state: 'ready', $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: new Date() } }] }, sort: { occurredAt: 1 }, index: 'state_time' },
   { what: 'outbox relay: entries left prepared by a writer that died', collection: 'connect_outbox', filter: { state: 'prepared', occurredAt: { $lt: new Date() } }, index: 'state_time' },
-  { what: "events: a project's endpoints subscribed to a type (PublishEvents)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1', subscribedEvents: 'user.created', enabled: true }, index: 'project_events' },
+  { what: "events: a project's endpoints subscribed to a type (PublishEvents)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1', subscribedEvents: { $in: ['user.created', 'passkey.created'] }, enabled: true }, index: 'project_events' },
   { what: "events: the types a project's endpoints subscribe to (GetSubscribedEventTypes: distinct with this filter)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1' }, index: 'project_events' },
   { what: "events: a project's endpoints (list)", collection: 'webhook_endpoints', filter: { projectId: 'pro-1' }, sort: { createdAt: 1, _id: 1 }, index: 'project_events' },
+  { what: 'outbox relay: a claimed batch read back by its lease token', collection: 'connect_outbox', filter: { _id: { $in: ['evt-10', 'evt-20'] }, leaseOwner: 'rly-1.1' }, sort: { occurredAt: 1 }, index: '_id_' },
+  { what: 'events: a claimed batch of deliveries read back by its lease token', collection: 'webhook_deliveries', filter: { _id: { $in: ['evt-8:whe-1'] }, leaseOwner: 'w.1', status: 'pending' }, sort: { nextAttemptAt: 1 }, index: '_id_' },
+  { what: 'events: the endpoints of a claimed batch', collection: 'webhook_endpoints', filter: { _id: { $in: ['whe-1', 'whe-41'] }, projectId: 'pro-1' }, index: '_id_', or: 'project_events' },
   { what: 'events: the next due delivery (worker claim)', collection: 'webhook_deliveries', filter: { status: 'pending', nextAttemptAt: { $lte: new Date() }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: new Date() } }] }, sort: { nextAttemptAt: 1 }, index: 'status_due' },
   { what: "events: a deleted endpoint's pending deliveries", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'pending' }, index: 'project_endpoint_status_created' },
   { what: "events: an endpoint's delivery log, newest first", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1' }, sort: { createdAt: -1, _id: -1 }, index: 'project_endpoint_created' },
@@ -111,7 +114,7 @@ const QUERIES: { what: string; collection: string; filter: Document; sort?: Docu
   { what: "events: an endpoint's delivery log by status and type", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', status: 'delivered', type: 'user.deleted' }, sort: { createdAt: -1, _id: -1 }, index: 'project_endpoint_status_created', or: 'project_endpoint_type_created' },
   { what: "events: one event's delivery to an endpoint (log filter eventID)", collection: 'webhook_deliveries', filter: { projectId: 'pro-1', endpointId: 'whe-1', _id: 'evt-8:whe-1' }, sort: { createdAt: -1, _id: -1 }, index: '_id_' },
   { what: 'events: the sweep of previous signing secrets after their overlap', collection: 'webhook_endpoints', filter: { previousSecretExpiresAt: { $lte: new Date() } }, index: 'previous_secret_expiry' },
-  { what: "events: a project's webhook settings (every attempt)", collection: 'webhook_project_settings', filter: { _id: 'pro-1', projectId: 'pro-1' }, index: '_id_' },
+  { what: "events: a project's webhook settings (every batch of attempts)", collection: 'webhook_project_settings', filter: { _id: 'pro-1', projectId: 'pro-1' }, index: '_id_' },
 ];
 
 describe('query plans of the hot repository queries', () => {

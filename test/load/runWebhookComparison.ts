@@ -135,6 +135,23 @@ export async function runWebhookComparison(o: { vus: number; loop: LoopOptions; 
 
 const num = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
+/** Each process's CPU per ceremony in the three runs, so the delivery side's cost shows beside the ceremony path's. */
+function cpuSplit(s: WebhookScenarioResult): string {
+  const runs = [s.without[0], s.with, s.without[1]];
+  const perCeremony = (r: (typeof runs)[number], name: string) => {
+    const cpu = name === 'driver' ? r.driverCpuSeconds : r.processes.find((p) => p.name === name)?.cpuSeconds;
+    return cpu === undefined || r.ceremonies === 0 ? NaN : (cpu * 1000) / r.ceremonies;
+  };
+  const names = [...new Set(runs.flatMap((r) => r.processes.map((p) => p.name))), 'driver'];
+  return names
+    .map((name) => {
+      const [a, b, c] = runs.map((r) => perCeremony(r, name)) as [number, number, number];
+      const delta = b - (a + c) / 2;
+      return `${name} ${num(a, 2)} / ${num(b, 2)} / ${num(c, 2)} (${delta >= 0 ? '+' : ''}${num(delta, 2)})`;
+    })
+    .join(', ');
+}
+
 export function formatWebhooks(w: WebhookResult): string {
   const out = [`== webhooks: one endpoint subscribed to ${w.eventTypes.join(', ')}; receiver on loopback in the bench process ==`];
   for (const s of w.scenarios) {
@@ -149,6 +166,7 @@ export function formatWebhooks(w: WebhookResult): string {
       `  deliveries: ${s.deliveriesInWindow} in the ${num(s.with.seconds)} s window (${num(s.deliveriesPerSecond)}/s); ${s.eventsInWindow} events recorded in it, ` +
         `lag event recorded -> received p50 ${num(s.lagMs.p50, 0)} ms, p99 ${num(s.lagMs.p99, 0)} ms, max ${num(s.lagMs.max, 0)} ms; backlog drained ${num(s.drainSeconds)} s after the window`,
     );
+    out.push(`  CPU ms per ${s.scenario} by process, without / with / without again (with minus the mean without): ${cpuSplit(s)}`);
   }
   out.push(`deliveries that did not verify with standardwebhooks: ${w.unverified}${w.firstUnverified ? ` (first: ${w.firstUnverified})` : ''}`);
   return out.join('\n');

@@ -10,6 +10,7 @@ import { deliverDue, type DeliveryWorkerDeps } from '../src/domain/deliverDue.js
 import { deleteWebhookEndpoint } from '../src/domain/manageWebhookEndpoints.js';
 import type { DeliveryRecord, PostResult } from '../src/domain/ports.js';
 import { publishEvents, type PublishedEvent } from '../src/domain/publishEvents.js';
+import { rotateSigningSecret } from '../src/domain/rotateSigningSecret.js';
 import { deliveryIndexes, mongoDeliveryStore } from '../src/store/webhookDeliveries.js';
 import { mongoWebhookEndpointStore, webhookEndpointIndexes } from '../src/store/webhookEndpoints.js';
 import { mongoWebhookProjectSettingsStore } from '../src/store/webhookProjectSettings.js';
@@ -115,7 +116,7 @@ describe('delivering', () => {
     const d = deps();
     const e = event();
     await publishEvents(d, [e]);
-    const claimed = await d.deliveries.claimDue(now(), 'other', new Date(clock + 60_000));
+    const [claimed] = await d.deliveries.claimDue(now(), 'other', new Date(clock + 60_000), 10);
     expect(claimed?._id).toBe(`${e.id}:${record._id}`);
     expect(await deliverDue(d.worker('w1'))).toBe(false);
     expect(posted).toHaveLength(0);
@@ -126,7 +127,40 @@ describe('delivering', () => {
     expect(new Webhook(signingSecret).verify(posted[0]!.body, posted[0]!.headers)).toMatchObject({ type: 'user.created', data: { userID: 'usr-1' } });
     expect(await delivery(claimed!._id)).toMatchObject({ status: 'delivered', attempts: 1 });
     // The first holder's late outcome is not written over the delivered one.
-    expect(await d.deliveries.recordAttempt(claimed!, 'other', { at: now(), status: 500, durationMs: 1 }, { status: 'failed', finishedAt: now() })).toBe(false);
+    expect(await d.deliveries.recordAttempts([{ record: claimed!, attempt: { at: now(), status: 500, durationMs: 1 }, outcome: { status: 'failed', finishedAt: now() } }], 'other')).toBe(0);
+  });
+
+  it('claims in batches: workers racing over the same due deliveries never attempt one twice', async () => {
+    const { record } = await endpoint();
+    const d = deps();
+    const events = Array.from({ length: 60 }, () => event());
+    await publishEvents(d, events);
+    // Four replicas' workers (and two lanes of each) claim batches of 7 at once until nothing is due.
+    const workers = ['r1', 'r2', 'r3', 'r4'].map((owner) => ({ ...d.worker(owner), batchSize: 7 }));
+    const lane = async (w: DeliveryWorkerDeps) => {
+      while (await deliverDue(w));
+    };
+    await Promise.all(workers.flatMap((w) => [lane(w), lane(w)]));
+    const ids = posted.map((p) => p.headers['webhook-id']);
+    expect(ids).toHaveLength(events.length);
+    expect(new Set(ids).size).toBe(events.length);
+    const stored = await db.store.db.collection<DeliveryRecord>('webhook_deliveries').find({ endpointId: record._id }).toArray();
+    expect(stored.every((s) => s.status === 'delivered' && s.attempts === 1 && s.leaseOwner === undefined)).toBe(true);
+  });
+
+  it('signs with a rotated secret from the next batch on, though the old secret was opened (and cached) before', async () => {
+    const { record, signingSecret } = await endpoint();
+    const d = deps();
+    await publishEvents(d, [event()]);
+    expect(await deliverDue(d.worker())).toBe(true);
+    expect(() => new Webhook(signingSecret).verify(posted[0]!.body, posted[0]!.headers)).not.toThrow();
+    // A rotation without overlap: only the new secret may sign from now on.
+    const rotated = await rotateSigningSecret(d.endpointDeps, { projectId: project, endpointId: record._id, overlapSeconds: 0 });
+    await publishEvents(d, [event()]);
+    expect(await deliverDue(d.worker())).toBe(true);
+    expect(posted).toHaveLength(2);
+    expect(() => new Webhook(rotated.signingSecret).verify(posted[1]!.body, posted[1]!.headers)).not.toThrow();
+    expect(() => new Webhook(signingSecret).verify(posted[1]!.body, posted[1]!.headers)).toThrow();
   });
 
   it('retries on the schedule and fails the delivery after the last attempt', async () => {

@@ -96,13 +96,13 @@ describe('updating an endpoint', () => {
   it('changes the URL, events, headers and basic auth, keeping what is not named', async () => {
     const { record } = await newEndpoint({ basicAuthUsername: 'u', basicAuthPassword: 'p1', customHeaders: { 'X-A': '1' } });
     clock += 1000;
-    const changed = await update(record._id, { url: 'https://hooks.example.com/x', subscribedEvents: ['passkey.created'], customHeaders: { 'X-B': '2' }, basicAuthPassword: 'p2' });
+    const changed = await update(record._id, { url: 'https://hooks.example.com/x', subscribedEvents: ['passkey.created'], customHeaders: { 'X-B': '2' }, basicAuthPassword: 'second password p2' });
     expect(changed).toMatchObject({ url: 'https://hooks.example.com/x', subscribedEvents: ['passkey.created'], customHeaders: { 'X-B': '2' }, basicAuthUsername: 'u', updatedAt: now() });
-    expect(JSON.stringify(changed)).not.toContain('p2');
+    expect(JSON.stringify(changed)).not.toContain('second password p2');
     // The new password is the one sent.
     await publishEvents(deps(), [event({ type: 'passkey.created' })]);
     await deliverDue(deps().worker);
-    expect(posted[0]!.headers.authorization).toBe(`Basic ${Buffer.from('u:p2').toString('base64')}`);
+    expect(posted[0]!.headers.authorization).toBe(`Basic ${Buffer.from('u:second password p2').toString('base64')}`);
     const unchanged = await update(record._id, {});
     expect(unchanged.updatedAt).toEqual(changed.updatedAt);
     const removed = await update(record._id, { basicAuthUsername: '', removeCustomHeaders: true });

@@ -43,6 +43,33 @@ describe('webhookPoster', () => {
     expect(bodies.length).toBe(before);
   });
 
+  it('reuses a connection only to the address this attempt checked, and checks again at every attempt', async () => {
+    // A receiver of its own, so no connection kept by another test counts.
+    let own = 0;
+    let received = 0;
+    const receiver = createServer((req, res) => {
+      received++;
+      req.resume().on('end', () => res.writeHead(204).end());
+    }).on('connection', () => own++);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const ownPort = (receiver.address() as AddressInfo).port;
+    try {
+      // A host name resolved to the same checked address shares its kept connection.
+      for (const url of [`http://127.0.0.1:${ownPort}/ok`, `http://localhost:${ownPort}/ok`, `http://127.0.0.1:${ownPort}/ok`]) {
+        expect(await post(url, {}, '{}', true)).toEqual({ status: 204 });
+      }
+      expect(own).toBe(1);
+      expect(received).toBe(3);
+      // The allowance revoked: the kept connection to that address is not used; nothing is sent.
+      expect(await post(`http://localhost:${ownPort}/ok`, {}, '{}', false)).toEqual({ status: 0, error: 'address_not_allowed' });
+      expect(await post(`http://127.0.0.1:${ownPort}/ok`, {}, '{}', false)).toEqual({ status: 0, error: 'address_not_allowed' });
+      expect(received).toBe(3);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
   it('gives up after its timeout', async () => {
     expect(await post(`http://127.0.0.1:${port}/hang`, {}, '{}', true)).toEqual({ status: 0, error: 'timeout' });
   });

@@ -72,6 +72,34 @@ describe('outbox relay', () => {
     }
   });
 
+  it('leases a batch to one relay only: two relays racing over the same entries never publish one twice', async () => {
+    const entries = Array.from({ length: 350 }, (_, i) => ({ _id: `evt-race-${i}`, state: 'ready' as const, projectId: 'pro-1', type: 'user.created', occurredAt: new Date(clock - 1000 + i), data: {}, ip: '', os: '', browser: '' }));
+    await coll().insertMany(entries);
+    const published = new Map<string, string[]>();
+    const relay = (name: string) =>
+      startOutboxRelay(db.store.db, COLLECTION, {
+        publish: async (batch) => {
+          await pause(5);
+          for (const e of batch) published.set(e._id, [...(published.get(e._id) ?? []), name]);
+        },
+        confirm: async () => true,
+        logger,
+        now,
+        intervalMs: 20,
+      });
+    const relays = [relay('a'), relay('b'), relay('c')];
+    try {
+      await until(async () => (await coll().countDocuments({ state: 'sent' })) === entries.length);
+      expect(published.size).toBe(entries.length);
+      expect([...published.values()].filter((by) => by.length > 1)).toEqual([]);
+      // More than one relay took part, so the test raced them.
+      expect(new Set([...published.values()].flat()).size).toBeGreaterThan(1);
+      expect(await coll().countDocuments({ leaseOwner: { $exists: true } })).toBe(0);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+
   it('writes nothing publishable for a change that failed, and makes no change when the entry cannot be written', async () => {
     const published: OutboxRecord[] = [];
     const relay = startOutboxRelay(db.store.db, COLLECTION, { publish: async (b) => void published.push(...b), confirm: async () => true, logger, now, intervalMs: 50 });

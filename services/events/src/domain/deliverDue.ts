@@ -1,9 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retrySchedule.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
+import { openEndpoints, type OpenedEndpoint } from './openEndpoints.js';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryRecord, DeliveryStore, WebhookEndpointRecord, WebhookEndpointStore, WebhookPoster, WebhookProjectSettingsStore } from './ports.js';
 import { attemptOutcome, eventLagSeconds, type DeliveryObserver } from './observeDelivery.js';
-import { privateAddressesAllowed } from './projectSettings.js';
-import { openSecret, secretAad } from './sealSecret.js';
 
 export interface DeliveryWorkerDeps {
   endpoints: WebhookEndpointStore;
@@ -11,12 +10,14 @@ export interface DeliveryWorkerDeps {
   post: WebhookPoster;
   masterKey: Buffer;
   allowPrivateAddresses: boolean;
-  /** Per-project settings: an operator's private-address allowance, read at every attempt. */
+  /** Per-project settings: an operator's private-address allowance, read for every batch of attempts. */
   settings: WebhookProjectSettingsStore;
   /** Delays after each failed attempt (retrySchedule.ts). */
   retryDelaysSeconds: readonly number[];
-  /** This replica's lease owner ID. */
+  /** This replica's lease owner ID (each claim adds its own number). */
   owner: string;
+  /** Deliveries one claim takes and attempts at once (1 when unset). */
+  batchSize?: number;
   /** How long a claimed delivery is this replica's: longer than an attempt's timeout. */
   leaseMs: number;
   now: () => Date;
@@ -48,49 +49,67 @@ export function deliveryHeaders(
   return headers;
 }
 
+let claims = 0;
+
 /**
- * Claims one due delivery and makes one attempt. Answers false when nothing was due. The outcome
- * is written under the lease (owner and attempt count in the filter): a replica that lost its
- * lease (it took longer than the lease) writes nothing, and the other replica's attempt counts.
+ * Claims up to `batchSize` due deliveries and makes one attempt at each (all at once). Answers
+ * false when nothing was due. Each claim leases under its own token (`<owner>.<n>`), so two lanes
+ * or replicas never hold the same delivery; the outcomes are written under that lease (token and
+ * attempt count in the filter), in one command: a claim that lost its lease (it took longer than
+ * the lease) writes nothing, and the other claim's attempt counts.
  */
 export async function deliverDue(deps: DeliveryWorkerDeps): Promise<boolean> {
+  return (await deliverDueBatch(deps)) > 0;
+}
+
+/** deliverDue answering how many deliveries it claimed (a lane that got fewer than it asked for pauses). */
+export async function deliverDueBatch(deps: DeliveryWorkerDeps): Promise<number> {
   const start = deps.now();
-  const delivery = await deps.deliveries.claimDue(start, deps.owner, new Date(start.getTime() + deps.leaseMs));
-  if (!delivery) return false;
-  const endpoint = await deps.endpoints.find(delivery.projectId, delivery.endpointId);
-  if (!endpoint || !endpoint.enabled) {
+  const owner = `${deps.owner}.${++claims}`;
+  const batch = await deps.deliveries.claimDue(start, owner, new Date(start.getTime() + deps.leaseMs), deps.batchSize ?? 1);
+  if (batch.length === 0) return 0;
+  const endpoints = await openEndpoints(deps, batch, start);
+  const outcomes = await Promise.all(batch.map((delivery) => attemptDelivery(deps, delivery, endpoints.get(delivery.endpointId))));
+  const written = await deps.deliveries.recordAttempts(outcomes, owner);
+  // A success's lag is counted once it is saved under the lease. The store answers a count, not
+  // which ones: a batch that partly lost its lease (an attempt slower than the lease) is left out.
+  if (deps.observer && written === outcomes.length) {
+    for (const o of outcomes) {
+      const lag = o.outcome.status === 'delivered' ? eventLagSeconds(o.record.body, o.outcome.finishedAt ?? o.attempt.at) : null;
+      if (lag !== null) deps.observer.delivered(lag);
+    }
+  }
+  // A success ends an endpoint's failing period (once per endpoint of the batch).
+  const recovered = new Set(outcomes.filter((o) => o.outcome.status === 'delivered').map((o) => o.record.endpointId));
+  for (const endpointId of recovered) {
+    const endpoint = endpoints.get(endpointId)!.record;
+    if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, deps.now());
+  }
+  return batch.length;
+}
+
+/**
+ * One attempt at one delivery; a failure first counts against the endpoint (which may disable it:
+ * then the delivery fails instead of being retried). Answers the outcome to record.
+ */
+async function attemptDelivery(deps: DeliveryWorkerDeps, delivery: DeliveryRecord, endpoint: OpenedEndpoint | undefined): Promise<AttemptOutcome & { record: DeliveryRecord }> {
+  const start = deps.now();
+  if (!endpoint || !endpoint.record.enabled) {
     const attempt: DeliveryAttempt = { at: start, status: 0, durationMs: 0, error: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' };
-    await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'failed', finishedAt: start });
     deps.observer?.attempted('endpoint_unavailable', null);
-    return true;
+    return { record: delivery, attempt, outcome: { status: 'failed', finishedAt: start } };
   }
-  const signingAad = secretAad(endpoint.projectId, endpoint._id, 'signing');
-  const signingSecrets = [openSecret(deps.masterKey, signingAad, endpoint.signingSecret)];
-  // The previous secret signs too while its overlap runs; after it, it is ignored (and swept).
-  if (endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > start) {
-    signingSecrets.push(openSecret(deps.masterKey, signingAad, endpoint.previousSigningSecret));
-  }
-  const password = endpoint.basicAuthPassword ? openSecret(deps.masterKey, secretAad(endpoint.projectId, endpoint._id, 'basic'), endpoint.basicAuthPassword) : null;
-  const allowPrivate = await privateAddressesAllowed(deps, endpoint.projectId);
-  const result = await deps.post(endpoint.url, deliveryHeaders(endpoint, delivery, signingSecrets, password, start), delivery.body, allowPrivate);
+  const { record } = endpoint;
+  const result = await deps.post(record.url, deliveryHeaders(record, delivery, endpoint.signingSecrets, endpoint.basicAuthPassword, start), delivery.body, endpoint.allowPrivate);
   const end = deps.now();
   const attempt: DeliveryAttempt = { at: start, status: result.status, durationMs: end.getTime() - start.getTime(), ...(result.error ? { error: result.error } : {}) };
-  const attempts = delivery.attempts + 1;
   deps.observer?.attempted(attemptOutcome(result), attempt.durationMs / 1000);
-  if (result.status >= 200 && result.status < 300) {
-    if (await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, { status: 'delivered', finishedAt: end })) {
-      if (endpoint.failingSince) await deps.endpoints.markSucceeded(endpoint.projectId, endpoint._id, end);
-      const lag = deps.observer ? eventLagSeconds(delivery.body, end) : null;
-      if (lag !== null) deps.observer?.delivered(lag);
-    }
-    return true;
-  }
+  if (result.status >= 200 && result.status < 300) return { record: delivery, attempt, outcome: { status: 'delivered', finishedAt: end } };
   const gone = result.status === 410;
-  const updated = await deps.endpoints.markFailed(endpoint.projectId, endpoint._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
+  const updated = await deps.endpoints.markFailed(record.projectId, record._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
   // The endpoint was enabled when this attempt began: disabled now means by this failure (or a
   // concurrent replica's, then counted by both: rare, and a count, not a state).
   if (updated?.enabled === false) deps.observer?.endpointDisabled(gone ? 'gone' : 'failing');
-  const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, attempts, end);
-  await deps.deliveries.recordAttempt(delivery, deps.owner, attempt, next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end });
-  return true;
+  const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, delivery.attempts + 1, end);
+  return { record: delivery, attempt, outcome: next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end } };
 }

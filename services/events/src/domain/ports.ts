@@ -1,6 +1,6 @@
 /** What the events domain needs from the outside: its stores (types owned by the store modules), name resolution and HTTP. */
 export type { EndpointChange, SealedSecret, SecretRotation, WebhookEndpointRecord, WebhookEndpointStore } from '../store/webhookEndpoints.js';
-export type { DeliveryAttempt, DeliveryListQuery, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../store/webhookDeliveries.js';
+export type { AttemptOutcome, DeliveryAttempt, DeliveryListQuery, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../store/webhookDeliveries.js';
 export type { WebhookProjectSettingsRecord, WebhookProjectSettingsStore } from '../store/webhookProjectSettings.js';
 
 /** One HTTP attempt's result. */

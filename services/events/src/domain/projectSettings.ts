@@ -13,7 +13,7 @@ export interface AddressAllowanceDeps {
   settings: WebhookProjectSettingsStore;
 }
 
-/** Whether this project's webhooks may reach private addresses: read at every check, so revoking the allowance takes effect at the next attempt. */
+/** Whether this project's webhooks may reach private addresses: read at every check (for the worker: every batch of attempts), so revoking the allowance takes effect at the next one. */
 export async function privateAddressesAllowed(deps: AddressAllowanceDeps, projectId: string): Promise<boolean> {
   if (deps.allowPrivateAddresses) return true;
   return (await deps.settings.find(projectId))?.allowPrivateAddresses === true;

@@ -33,12 +33,13 @@ export function webhookBody(event: PublishedEvent, customHeaders: Record<string,
 export async function publishEvents(deps: { endpoints: WebhookEndpointStore; deliveries: DeliveryStore; now: () => Date }, events: PublishedEvent[]): Promise<number> {
   const now = deps.now();
   const records: DeliveryRecord[] = [];
-  const subscribed = new Map<string, Awaited<ReturnType<WebhookEndpointStore['listSubscribed']>>>();
+  // One read per project for the whole batch: its enabled endpoints subscribed to any type in it.
+  const typesByProject = new Map<string, Set<string>>();
+  for (const event of events) typesByProject.set(event.projectId, (typesByProject.get(event.projectId) ?? new Set()).add(event.type));
+  const endpointsOf = new Map(await Promise.all([...typesByProject].map(async ([projectId, types]) => [projectId, await deps.endpoints.listSubscribed(projectId, [...types])] as const)));
   for (const event of events) {
-    const key = `${event.projectId}\n${event.type}`;
-    let endpoints = subscribed.get(key);
-    if (!endpoints) subscribed.set(key, (endpoints = await deps.endpoints.listSubscribed(event.projectId, event.type)));
-    for (const endpoint of endpoints) {
+    for (const endpoint of endpointsOf.get(event.projectId) ?? []) {
+      if (!endpoint.subscribedEvents.includes(event.type)) continue;
       records.push({
         _id: `${event.id}:${endpoint._id}`,
         projectId: event.projectId,

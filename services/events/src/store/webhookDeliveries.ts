@@ -1,5 +1,5 @@
 /** The webhook_deliveries collection (events service): one document per event and endpoint. */
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import type { IndexPlan } from '../../../runtime/mongo.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -32,6 +32,13 @@ export interface DeliveryRecord {
   finishedAt?: Date;
 }
 
+/** One attempt's result as the worker records it. */
+export interface AttemptOutcome {
+  record: Pick<DeliveryRecord, '_id' | 'projectId' | 'attempts'>;
+  attempt: DeliveryAttempt;
+  outcome: { status: DeliveryStatus; nextAttemptAt?: Date; finishedAt?: Date };
+}
+
 /** The storage-neutral query of an endpoint's delivery log (parsed in domain/listWebhookDeliveries.ts). */
 export interface DeliveryListQuery {
   status?: DeliveryStatus;
@@ -46,15 +53,16 @@ export interface DeliveryListQuery {
 export interface DeliveryStore {
   /** Inserts each delivery unless one with its ID exists; answers how many were new. */
   insertNew(records: DeliveryRecord[]): Promise<number>;
-  /** Leases the pending delivery due first (nextAttemptAt ≤ now, lease expired) to `owner`. */
-  claimDue(now: Date, owner: string, leaseUntil: Date): Promise<DeliveryRecord | null>;
-  /** Records an attempt under the lease (filter: owner and attempts unchanged); false when the lease was lost. */
-  recordAttempt(
-    record: Pick<DeliveryRecord, '_id' | 'projectId' | 'attempts'>,
-    owner: string,
-    attempt: DeliveryAttempt,
-    outcome: { status: DeliveryStatus; nextAttemptAt?: Date; finishedAt?: Date },
-  ): Promise<boolean>;
+  /**
+   * Leases up to `limit` pending deliveries due first (nextAttemptAt ≤ now, lease expired) to
+   * `owner`, which must be unique to this claim (it is the lease's holder in recordAttempts).
+   */
+  claimDue(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<DeliveryRecord[]>;
+  /**
+   * Records attempts, each under its lease (filter: owner, still pending, attempts unchanged), in
+   * one command; answers how many were written (an attempt whose lease was lost writes nothing).
+   */
+  recordAttempts(outcomes: AttemptOutcome[], owner: string): Promise<number>;
   /** One page of an endpoint's deliveries and how many match. */
   listForEndpoint(projectId: string, endpointId: string, query: DeliveryListQuery): Promise<{ items: DeliveryRecord[]; total: number }>;
   /** Fails the pending deliveries of a deleted endpoint. */
@@ -71,31 +79,46 @@ export function mongoDeliveryStore(db: Db): DeliveryStore {
   const coll: Collection<DeliveryRecord> = db.collection('webhook_deliveries');
   return {
     async insertNew(records) {
-      // An upsert per delivery with $setOnInsert: an existing one (the event published before) is left as it is.
+      // One unordered insert: a delivery that exists already (the event published before) fails
+      // alone with a duplicate key and is left as it is; any other error is the store's and thrown.
+      try {
+        return (await coll.insertMany(records, { ordered: false })).insertedCount;
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError)) throw err;
+        const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+        if (errors.some((e) => e.code !== 11000)) throw err;
+        return err.insertedCount;
+      }
+    },
+    async claimDue(now, owner, leaseUntil, limit) {
+      // Three commands for a whole batch: the IDs due first (status_due index), one updateMany that
+      // leases those still free (the condition is in its filter, each document's update is atomic:
+      // of two claims racing for a delivery one owner lands on it), and a read of what this owner got.
+      const free = { status: 'pending' as const, nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] };
+      const due = await coll.find(free, { projection: { _id: 1 } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray();
+      if (due.length === 0) return [];
+      const ids = due.map((d) => d._id);
+      const leased = await coll.updateMany({ _id: { $in: ids }, ...free }, { $set: { leaseOwner: owner, leaseUntil } });
+      if (leased.modifiedCount === 0) return [];
+      return coll.find({ _id: { $in: ids }, leaseOwner: owner, status: 'pending' }).sort({ nextAttemptAt: 1 }).toArray();
+    },
+    async recordAttempts(outcomes, owner) {
+      if (outcomes.length === 0) return 0;
       const result = await coll.bulkWrite(
-        records.map((r) => ({ updateOne: { filter: { _id: r._id, projectId: r.projectId }, update: { $setOnInsert: r }, upsert: true } })),
+        outcomes.map(({ record, attempt, outcome }) => ({
+          updateOne: {
+            filter: { _id: record._id, projectId: record.projectId, status: 'pending' as const, leaseOwner: owner, attempts: record.attempts },
+            update: {
+              $set: { status: outcome.status, ...(outcome.nextAttemptAt ? { nextAttemptAt: outcome.nextAttemptAt } : {}), ...(outcome.finishedAt ? { finishedAt: outcome.finishedAt } : {}) },
+              $inc: { attempts: 1 },
+              $unset: { leaseOwner: '' as const, leaseUntil: '' as const },
+              $push: { log: { $each: [attempt], $slice: -LOG_LENGTH } },
+            },
+          },
+        })),
         { ordered: false },
       );
-      return result.upsertedCount;
-    },
-    claimDue(now, owner, leaseUntil) {
-      return coll.findOneAndUpdate(
-        { status: 'pending', nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
-        { $set: { leaseOwner: owner, leaseUntil } },
-        { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-      );
-    },
-    async recordAttempt(record, owner, attempt, outcome) {
-      const result = await coll.updateOne(
-        { _id: record._id, projectId: record.projectId, status: 'pending', leaseOwner: owner, attempts: record.attempts },
-        {
-          $set: { status: outcome.status, ...(outcome.nextAttemptAt ? { nextAttemptAt: outcome.nextAttemptAt } : {}), ...(outcome.finishedAt ? { finishedAt: outcome.finishedAt } : {}) },
-          $inc: { attempts: 1 },
-          $unset: { leaseOwner: '', leaseUntil: '' },
-          $push: { log: { $each: [attempt], $slice: -LOG_LENGTH } },
-        },
-      );
-      return result.modifiedCount === 1;
+      return result.modifiedCount;
     },
     async listForEndpoint(projectId, endpointId, query) {
       // An event ID names one delivery of this endpoint: its _id (a point look-up).

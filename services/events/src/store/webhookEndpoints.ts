@@ -51,9 +51,11 @@ export interface WebhookEndpointStore {
   /** Inserts unless the project already has `max` endpoints; false when it has. */
   insertBelowLimit(record: WebhookEndpointRecord, max: number): Promise<boolean>;
   list(projectId: string): Promise<WebhookEndpointRecord[]>;
-  /** The project's enabled endpoints subscribed to `type`. */
-  listSubscribed(projectId: string, type: string): Promise<WebhookEndpointRecord[]>;
+  /** The project's enabled endpoints subscribed to any of `types` (one query for a batch's events). */
+  listSubscribed(projectId: string, types: string[]): Promise<WebhookEndpointRecord[]>;
   find(projectId: string, endpointId: string): Promise<WebhookEndpointRecord | null>;
+  /** The project's endpoints among `endpointIds` (one query; missing ones are absent). */
+  findMany(projectId: string, endpointIds: string[]): Promise<WebhookEndpointRecord[]>;
   /** Every type some endpoint of the project subscribes to, enabled or not (distinct over the project_events index). */
   subscribedTypes(projectId: string): Promise<string[]>;
   delete(projectId: string, endpointId: string): Promise<boolean>;
@@ -110,8 +112,9 @@ export function mongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
       return true;
     },
     list: (projectId) => coll.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray(),
-    listSubscribed: (projectId, type) => coll.find({ projectId, subscribedEvents: type, enabled: true }).toArray(),
+    listSubscribed: (projectId, types) => coll.find({ projectId, subscribedEvents: { $in: types }, enabled: true }).toArray(),
     find: (projectId, endpointId) => coll.findOne({ _id: endpointId, projectId }),
+    findMany: (projectId, endpointIds) => coll.find({ _id: { $in: endpointIds }, projectId }).toArray(),
     subscribedTypes: async (projectId) => (await coll.distinct('subscribedEvents', { projectId })) as string[],
     async delete(projectId, endpointId) {
       const deleted = await coll.findOneAndDelete({ _id: endpointId, projectId });
