@@ -3,56 +3,15 @@
  * ceremony's outboxes through the events service to a real HTTP receiver on loopback, every
  * delivery verified with the `standardwebhooks` package as an application would.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../kit/softAuthenticator.js';
 import { backendClientInformation, basic, startStack, type ProjectJson, type Stack } from '../kit/startStack.js';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  answered: number;
-}
-
-/** A receiver: records every request and answers the next queued status (200 when none is queued). */
-class Receiver {
-  received: Received[] = [];
-  answers: number[] = [];
-  private server!: Server;
-  url = '';
-  async start() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const answered = this.answers.shift() ?? 200;
-        this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered });
-        res.writeHead(answered).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
-  }
-  of(type: string): Received[] {
-    return this.received.filter((r) => r.headers['x-corbado-webhook-event'] === type);
-  }
-  async waitFor(predicate: () => boolean, timeoutMs = 20_000) {
-    const end = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > end) throw new Error(`timed out; received: ${JSON.stringify(this.received.map((r) => [r.headers['x-corbado-webhook-event'], r.answered]))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  stop() {
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
+import { WebhookReceiver, type ReceivedWebhook } from '../kit/webhookReceiver.js';
 
 let stack: Stack;
 let project: ProjectJson;
-const receiver = new Receiver();
+const receiver = new WebhookReceiver();
 let secret = '';
 
 async function call(path: string, init: { method?: string; body?: unknown; as?: ProjectJson } = {}) {
@@ -65,7 +24,7 @@ async function call(path: string, init: { method?: string; body?: unknown; as?: 
 }
 
 /** Verifies a delivery as a receiver would; answers the parsed payload. */
-function verified(r: Received): Record<string, any> {
+function verified(r: ReceivedWebhook): Record<string, any> {
   const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
   return new Webhook(secret).verify(r.body, headers) as Record<string, any>;
 }
@@ -235,14 +194,14 @@ describe('deliveries', () => {
 });
 
 describe('managing an endpoint: update, re-enable, secret rotation, delivery log', () => {
-  const second = new Receiver();
+  const second = new WebhookReceiver();
   let id = '';
   let oldSecret = '';
   beforeAll(() => second.start());
   afterAll(() => second.stop());
 
   /** Verifies with one secret only, as a receiver holding just that one would. */
-  const verifiesWith = (key: string, r: Received) => {
+  const verifiesWith = (key: string, r: ReceivedWebhook) => {
     const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
     try {
       new Webhook(key).verify(r.body, headers);
