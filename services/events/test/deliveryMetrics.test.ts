@@ -121,6 +121,16 @@ describe('deliverDue reports to its observer', () => {
     ]);
   });
 
+  it('a batch of several deliveries to one endpoint answering 410 counts the disabling once', async () => {
+    await endpoint();
+    await publish();
+    await publish();
+    answer = { status: 410 };
+    await deliverDue({ ...worker(), batchSize: 4 });
+    expect(seen.filter((e) => e[0] === 'attempted')).toHaveLength(2);
+    expect(seen.filter((e) => e[0] === 'disabled')).toEqual([['disabled', 'gone']]);
+  });
+
   it('the failure that ends a day of failures disables the endpoint as failing, once', async () => {
     await endpoint();
     answer = { status: 503 };

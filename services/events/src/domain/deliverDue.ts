@@ -69,7 +69,9 @@ export async function deliverDueBatch(deps: DeliveryWorkerDeps): Promise<number>
   const batch = await deps.deliveries.claimDue(start, owner, new Date(start.getTime() + deps.leaseMs), deps.batchSize ?? 1);
   if (batch.length === 0) return 0;
   const endpoints = await openEndpoints(deps, batch, start);
-  const outcomes = await Promise.all(batch.map((delivery) => attemptDelivery(deps, delivery, endpoints.get(delivery.endpointId))));
+  // Endpoints this batch's failures disabled: several deliveries of one endpoint may fail in it.
+  const disabled = new Set<string>();
+  const outcomes = await Promise.all(batch.map((delivery) => attemptDelivery(deps, delivery, endpoints.get(delivery.endpointId), disabled)));
   const written = await deps.deliveries.recordAttempts(outcomes, owner);
   // A success's lag is counted once it is saved under the lease. The store answers a count, not
   // which ones: a batch that partly lost its lease (an attempt slower than the lease) is left out.
@@ -92,7 +94,7 @@ export async function deliverDueBatch(deps: DeliveryWorkerDeps): Promise<number>
  * One attempt at one delivery; a failure first counts against the endpoint (which may disable it:
  * then the delivery fails instead of being retried). Answers the outcome to record.
  */
-async function attemptDelivery(deps: DeliveryWorkerDeps, delivery: DeliveryRecord, endpoint: OpenedEndpoint | undefined): Promise<AttemptOutcome & { record: DeliveryRecord }> {
+async function attemptDelivery(deps: DeliveryWorkerDeps, delivery: DeliveryRecord, endpoint: OpenedEndpoint | undefined, disabled: Set<string>): Promise<AttemptOutcome & { record: DeliveryRecord }> {
   const start = deps.now();
   if (!endpoint || !endpoint.record.enabled) {
     const attempt: DeliveryAttempt = { at: start, status: 0, durationMs: 0, error: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' };
@@ -107,9 +109,13 @@ async function attemptDelivery(deps: DeliveryWorkerDeps, delivery: DeliveryRecor
   if (result.status >= 200 && result.status < 300) return { record: delivery, attempt, outcome: { status: 'delivered', finishedAt: end } };
   const gone = result.status === 410;
   const updated = await deps.endpoints.markFailed(record.projectId, record._id, end, new Date(end.getTime() - DISABLE_AFTER_FAILING_MS), gone);
-  // The endpoint was enabled when this attempt began: disabled now means by this failure (or a
-  // concurrent replica's, then counted by both: rare, and a count, not a state).
-  if (updated?.enabled === false) deps.observer?.endpointDisabled(gone ? 'gone' : 'failing');
+  // The endpoint was enabled when this batch read it: disabled now means by a failure of this
+  // batch, counted once per batch (a concurrent replica's disabling is then counted by both: rare,
+  // and a count, not a state).
+  if (updated?.enabled === false && !disabled.has(record._id)) {
+    disabled.add(record._id);
+    deps.observer?.endpointDisabled(gone ? 'gone' : 'failing');
+  }
   const next = updated?.enabled === false ? null : nextAttemptAt(deps.retryDelaysSeconds, delivery.attempts + 1, end);
   return { record: delivery, attempt, outcome: next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', finishedAt: end } };
 }
