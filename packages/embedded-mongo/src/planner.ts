@@ -123,10 +123,13 @@ function planIndex(index: Index, conditions: Map<string, unknown[]>, sortFields:
     sortPrefixFields: anyOrder ? null : k + 1,
     bounds,
   };
-  // Best first: a unique index bound on every field (one document at most), more equality
-  // fields, a range on the next one, the requested order, fewer intervals, a shorter index.
-  const pointLookup = index.isUnique && k === index.fields.length && combos === 1 ? 1 : 0;
-  const score = [pointLookup, k, range ? 1 : 0, sortFields.length && sorted ? 1 : 0, -combos, -index.fields.length];
+  // Best first: a unique index bound on every field (one document per point at most, so `_id:
+  // {$in: [4 IDs]}` reads 4 documents, however many match the other conditions; MongoDB's
+  // trial runs pick it too), more equality fields, a range on the next one, the requested order,
+  // fewer intervals, a shorter index. Without it `{_id: {$in: ids}, status: 'pending'}` walked
+  // every pending document of `{status, …}` (a lease's updateMany, scanning a whole backlog).
+  const pointLookup = index.isUnique && k === index.fields.length ? 1 : 0;
+  const score = [pointLookup, pointLookup ? -combos : 0, k, range ? 1 : 0, sortFields.length && sorted ? 1 : 0, -combos, -index.fields.length];
   return { plan, score };
 }
 

@@ -94,6 +94,28 @@ describe('planning with the longest equality prefix', () => {
     expect(explained.executionStats.totalDocsExamined).toBe(expected.length);
   });
 
+  it('reads a few IDs through _id with $in rather than every match of an equality on another index', async () => {
+    // The lease of a claim: `{_id: {$in: ids}, status: 'pending', due ≤ now}` must read the claimed
+    // documents, not every pending one through `{status, due}` (a delivery backlog per claim).
+    const q = coll('plan_id_in');
+    const queued = Array.from({ length: 300 }, (_, i) => ({ _id: `d-${i}`, status: 'pending', due: new Date(Date.UTC(2025, 0, 1) + i * 1000) }));
+    await q.insertMany(queued);
+    await q.createIndex({ status: 1, due: 1 });
+    const ids = ['d-7', 'd-150', 'd-299'];
+    const filter = { _id: { $in: ids }, status: 'pending', due: { $lte: new Date(Date.UTC(2026, 0, 1)) } };
+    expect((await q.find(filter).toArray()).map((d) => d._id).sort()).toEqual([...ids].sort());
+    const explained = await q.find(filter).explain('executionStats');
+    expect(accessOf(explained.queryPlanner.winningPlan)).toBe('_id_');
+    expect(explained.executionStats.totalDocsExamined).toBe(3);
+    // Sorted by another field: the three documents, sorted after reading them.
+    expect((await q.find({ _id: { $in: ids }, status: 'pending' }).sort({ due: -1 }).toArray()).map((d) => d._id)).toEqual(['d-299', 'd-150', 'd-7']);
+    const sortedPlan = await q.find({ _id: { $in: ids }, status: 'pending' }).sort({ due: -1 }).explain('executionStats');
+    expect(sortedPlan.executionStats.totalDocsExamined).toBe(3);
+    const updated = await q.updateMany(filter, { $set: { leaseOwner: 'x' } });
+    expect(updated.modifiedCount).toBe(3);
+    expect(await q.countDocuments({ leaseOwner: 'x' })).toBe(3);
+  });
+
   it('still applies the whole filter to what the index returns', async () => {
     const filter = { projectId: 'prj-2', userId: 'usr-5', credentialId: { $regex: '^cred-1' } };
     const expected = docs.filter((d) => d.projectId === 'prj-2' && d.userId === 'usr-5' && String(d.credentialId).startsWith('cred-1'));
