@@ -60,6 +60,13 @@ function withWindow<S>(plan: ScenarioPlan<S>): { plan: ScenarioPlan<S>; window: 
       ...plan,
       helperCallsBetween(from, to) {
         window = { start: from, end: to };
+        if (process.env.BENCH_CPU_PROF_DIR) {
+          // The window on CLOCK_MONOTONIC in µs, the clock of the processes' CPU profiles
+          // (startBenchStack.ts), for test/load/summarizeCpuProfile.mjs --from/--to.
+          const nowUs = Number(process.hrtime.bigint() / 1000n);
+          const at = (t: number) => Math.round(nowUs - (performance.now() - t) * 1000);
+          console.error(`window-monotonic-us ${at(from)} ${at(to)}`);
+        }
         return plan.helperCallsBetween?.(from, to) ?? 0;
       },
     },

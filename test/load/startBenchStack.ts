@@ -41,6 +41,12 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** BENCH_CPU_PROF_DIR=DIR: every started process writes a V8 CPU profile there when it stops (node --cpu-prof). */
+function profiled<T extends { args: string[] }>(spec: T): T {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=500', ...spec.args] } : spec;
+}
+
 const NAMES = ['mongo', 'connect', 'challenge', 'ceremony', 'events', 'gateway'];
 
 export async function startBenchStack(stackEnv: Record<string, string>): Promise<BenchStack> {
@@ -64,7 +70,7 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
       dataDir = mkdtempSync(join(tmpdir(), 'passkeyauth-bench-'));
       const port = await freePort();
       const store = embeddedMongoProcess({ port, dataDir });
-      await supervisor.start({ ...store, env: { ...store.env, ...stackEnv } });
+      await supervisor.start({ ...profiled(store), env: { ...store.env, ...stackEnv } });
       mongodbUri = `mongodb://127.0.0.1:${port}/${dbName}`;
     }
     const ports: StackPorts = { ceremony: await freePort(), challenge: await freePort(), connect: await freePort(), events: await freePort(), frontend: await freePort(), backend: await freePort() };
@@ -72,7 +78,7 @@ export async function startBenchStack(stackEnv: Record<string, string>): Promise
     const backendApiUrl = `http://127.0.0.1:${ports.backend}`;
     const masterKey = randomBytes(32).toString('hex');
     for (const spec of stackProcesses({ mongodbUri, masterKey, ports, frontendApiUrl, backendApiUrl })) {
-      await supervisor.start({ ...spec, env: { ...spec.env, ...stackEnv } });
+      await supervisor.start({ ...profiled(spec), env: { ...spec.env, ...stackEnv } });
     }
     const metricsUrls = {
       connect: `http://127.0.0.1:${ports.connect}`,
